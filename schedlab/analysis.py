@@ -1,0 +1,302 @@
+"""The lecture's analyses, data in and data out: space summary, landscape, shape transfer, sensitivity.
+
+The console edition and the book's pages call these functions and only format
+what they return, so every number is computed once, here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from .hardware import H100_TC, Hardware
+from .model import evaluate
+from .space import SPACE, GemmConfig, Reason, all_configs, check_shape, config_array, launch_checks, reasons
+
+__all__ = [
+    "Shape",
+    "LECTURE_SHAPES",
+    "QUANTILES",
+    "SpaceSummary",
+    "Landscape",
+    "Transfer",
+    "Sensitivity",
+    "space_summary",
+    "landscape",
+    "transfer",
+    "sensitivity",
+    "tflops",
+]
+
+#: Percentiles of time/best that :func:`landscape` reports.
+QUANTILES = (10, 25, 50, 75, 90)
+
+
+class Shape(NamedTuple):
+    """A GEMM shape ``C[M, N] = A[M, K] @ B[K, N]`` with a Chinese description."""
+
+    M: int
+    N: int
+    K: int
+    name: str
+    short: str
+
+    @property
+    def mnk(self) -> tuple[int, int, int]:
+        return (self.M, self.N, self.K)
+
+    @property
+    def flop(self) -> int:
+        """``2 M N K`` floating-point operations."""
+        return 2 * self.M * self.N * self.K
+
+
+#: The four shapes of the lecture (seed script, demo 3).
+LECTURE_SHAPES = (
+    Shape(4096, 4096, 4096, "方阵 4096³（大 GEMM）", "方阵 4096³"),
+    Shape(512, 14336, 4096, "prefill 512 个 token × Llama-8B 的 up 投影", "prefill 512"),
+    Shape(2048, 2048, 512, "小的方阵（K 短）", "小方阵 K=512"),
+    Shape(16, 4096, 4096, "decode 批 16 × 4096² 的投影", "decode 16"),
+)
+
+
+def tflops(flop: float, time_s):
+    """Achieved TFLOP/s: ``flop / time_s / 1e12``."""
+    return flop / np.asarray(time_s) / 1e12
+
+
+def _as_mnk(shape) -> tuple[int, int, int]:
+    if isinstance(shape, Shape):
+        return shape.mnk
+    try:
+        M, N, K = shape
+    except (TypeError, ValueError):
+        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
+    return check_shape(M, N, K)
+
+
+# --- demo 1: the space ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpaceSummary:
+    """How many configurations there are, how many can launch, and why the others cannot."""
+
+    n_configs: int
+    n_launchable: int
+    reason_counts: tuple[tuple[Reason, int], ...]  # most frequent first; a config may count under several
+    n_by_failures: dict[int, int]  # number of reasons -> configs
+
+    @property
+    def launchable_fraction(self) -> float:
+        return self.n_launchable / self.n_configs
+
+
+def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
+    """Count the space and the pruning reasons.
+
+    Examples
+    --------
+    >>> s = space_summary()
+    >>> s.n_configs, s.n_launchable
+    (6000, 3744)
+    >>> [(r.code, n) for r, n in s.reason_counts]
+    [('registers', 1200), ('mma', 900), ('smem', 384)]
+    """
+    arr = config_array(all_configs())
+    checks = launch_checks(arr, hw)
+    failed = np.stack(list(checks.values()), axis=1)
+    # one example config per code gives the code's message for this hardware
+    messages = {}
+    for j, code in enumerate(checks):
+        example = all_configs()[int(np.argmax(failed[:, j]))]
+        messages[code] = next(r for r in reasons(example, hw) if r.code == code)
+    counts = sorted(((messages[code], int(failed[:, j].sum())) for j, code in enumerate(checks)), key=lambda rc: -rc[1])
+    n_fail = failed.sum(axis=1)
+    return SpaceSummary(
+        n_configs=len(arr),
+        n_launchable=int((n_fail == 0).sum()),
+        reason_counts=tuple((r, n) for r, n in counts if n),
+        n_by_failures={int(k): int((n_fail == k).sum()) for k in np.unique(n_fail)},
+    )
+
+
+# --- demo 2: the landscape ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Landscape:
+    """Model times of every launchable configuration on one shape.
+
+    ``configs[i]`` takes ``time_s[i]``; ``ratio = time_s / best_time_s``.
+    """
+
+    shape: tuple[int, int, int]
+    configs: tuple[GemmConfig, ...]
+    time_s: np.ndarray
+    hw: Hardware
+    index: dict = field(repr=False, compare=False)  # config -> position in configs
+
+    @property
+    def best_index(self) -> int:
+        """Index of the fastest config; the first in ``SPACE`` order on ties (as ``np.argmin``)."""
+        return int(np.argmin(self.time_s))
+
+    @property
+    def best(self) -> GemmConfig:
+        return self.configs[self.best_index]
+
+    @property
+    def best_time_s(self) -> float:
+        return float(self.time_s[self.best_index])
+
+    @property
+    def best_tflops(self) -> float:
+        return float(tflops(2 * np.prod(self.shape, dtype=float), self.best_time_s))
+
+    @property
+    def ratio(self) -> np.ndarray:
+        return self.time_s / self.best_time_s
+
+    def n_within(self, factor: float) -> int:
+        """How many configs run within ``factor`` x the best time (``1.05`` for 5 %)."""
+        return int((self.time_s <= factor * self.best_time_s).sum())
+
+    def quantiles(self, q=QUANTILES) -> dict[int, float]:
+        """Percentiles of time/best over the launchable configs."""
+        return {int(p): float(v) for p, v in zip(q, np.percentile(self.ratio, q))}
+
+    def top(self, k: int = 6) -> list[tuple[GemmConfig, float, float, float]]:
+        """The ``k`` fastest as ``(config, time_s, tflops, time/best)``, fastest first (stable on ties)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        order = np.argsort(self.time_s, kind="stable")[:k]
+        flop = 2 * np.prod(self.shape, dtype=float)
+        return [(self.configs[i], float(self.time_s[i]), float(tflops(flop, self.time_s[i])), float(self.ratio[i]))
+                for i in order]
+
+    def time_of(self, cfg: GemmConfig) -> float:
+        """Model time of ``cfg`` on this shape; ``inf`` if it cannot launch."""
+        i = self.index.get(cfg)
+        return np.inf if i is None else float(self.time_s[i])
+
+
+@lru_cache(maxsize=8)
+def _launchable(hw: Hardware) -> tuple[tuple[GemmConfig, ...], np.ndarray, dict[GemmConfig, int]]:
+    configs = all_configs()
+    arr = config_array(configs)
+    checks = launch_checks(arr, hw)
+    ok = ~np.any(np.stack(list(checks.values())), axis=0)
+    launchable = tuple(c for c, good in zip(configs, ok) if good)
+    return launchable, arr[ok], {c: i for i, c in enumerate(launchable)}
+
+
+def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
+    """Every launchable configuration's model time on ``shape`` (cached).
+
+    Examples
+    --------
+    >>> land = landscape((4096, 4096, 4096))
+    >>> len(land.configs), land.best.as_tuple()
+    (3744, (256, 128, 32, 8, 4, 1))
+    """
+    return _landscape(_as_mnk(shape), hw)
+
+
+@lru_cache(maxsize=256)
+def _landscape(mnk: tuple[int, int, int], hw: Hardware) -> Landscape:
+    configs, arr, index = _launchable(hw)
+    time_s = evaluate(arr, *mnk, hw).time_s
+    time_s.flags.writeable = False
+    return Landscape(shape=mnk, configs=configs, time_s=time_s, hw=hw, index=index)
+
+
+# --- demo 3: shape transfer --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Each shape's optimum, and what it costs on every other shape.
+
+    ``matrix[i, j]`` is the time of shape ``i``'s optimum on shape ``j`` over shape ``j``'s best.
+    """
+
+    shapes: tuple
+    optima: tuple[GemmConfig, ...]
+    best_time_s: np.ndarray
+    best_tflops: np.ndarray
+    matrix: np.ndarray
+
+
+def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
+    """Optima per shape and the transfer matrix.
+
+    Examples
+    --------
+    >>> t = transfer()
+    >>> [c.as_tuple()[:2] for c in t.optima]
+    [(256, 128), (256, 128), (256, 128), (16, 16)]
+    """
+    shapes = tuple(shapes)
+    if not shapes:
+        raise ValueError("shapes must name at least one (M, N, K)")
+    lands = [landscape(_as_mnk(s), hw) for s in shapes]
+    optima = tuple(land.best for land in lands)
+    matrix = np.array([[land_b.time_of(opt) / land_b.best_time_s for land_b in lands] for opt in optima])
+    return Transfer(
+        shapes=shapes,
+        optima=optima,
+        best_time_s=np.array([land.best_time_s for land in lands]),
+        best_tflops=np.array([land.best_tflops for land in lands]),
+        matrix=matrix,
+    )
+
+
+# --- demo 4: one knob at a time ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """Time/base for every value of every knob, the other knobs held at ``base``.
+
+    ``ratios[knob]`` is a tuple of ``(value, time/base)`` in ``SPACE`` order, ``inf`` where
+    the changed config cannot launch.
+    """
+
+    shape: tuple[int, int, int]
+    base: GemmConfig
+    base_time_s: float
+    ratios: dict[str, tuple[tuple[int, float], ...]]
+
+
+def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware = H100_TC) -> Sensitivity:
+    """Change one knob at a time around ``base`` (default: the shape's optimum).
+
+    Examples
+    --------
+    >>> s = sensitivity((4096, 4096, 4096))
+    >>> s.ratios["warps"]
+    ((1, inf), (2, inf), (4, inf), (8, 1.0))
+    """
+    mnk = _as_mnk(shape)
+    land = landscape(mnk, hw)
+    base = land.best if base is None else base
+    if not isinstance(base, GemmConfig):
+        raise ValueError(f"base must be a GemmConfig, got {type(base).__name__}")
+    values = base.as_tuple()
+    rows, cells = [], []
+    for j, knob in enumerate(SPACE):
+        for v in SPACE[knob]:
+            rows.append(values[:j] + (v,) + values[j + 1:])
+            cells.append((knob, v))
+    time_s = evaluate(np.array(rows), *mnk, hw).time_s
+    base_time = float(evaluate([base], *mnk, hw).time_s[0])
+    if not np.isfinite(base_time):
+        raise ValueError(f"base config {values} cannot launch")
+    ratios: dict[str, list] = {k: [] for k in SPACE}
+    for (knob, v), t in zip(cells, time_s):
+        ratios[knob].append((v, float(t / base_time)))
+    return Sensitivity(shape=mnk, base=base, base_time_s=base_time, ratios={k: tuple(v) for k, v in ratios.items()})

@@ -1,0 +1,353 @@
+"""Analytical cost model: time = max(terms) per k-step, times steps and waves, plus fill and epilogue.
+
+One vectorised core, :func:`evaluate`, prices an array of configurations on one GEMM
+shape in a single numpy pass; :func:`gemm_time` and :func:`explain` are thin
+wrappers over it, so the scalar and vector paths agree exactly.
+
+Per wave and per k-step, every resident block is limited by the slowest of six
+resources (all times in seconds):
+
+``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
+``t_smem_s``     shared memory: each warp reads its A and B strips, 128 B/clk per SM
+``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
+``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip
+``t_hbm_s``      HBM: bytes the wave misses in L2 (grouped launch order replayed), spread over its k-steps
+``t_latency_s``  Little's law: ``stages - 1`` loads in flight hide one latency; no overlap at all for 1 stage
+
+Each wave adds a pipeline fill (one latency before the first mma) and an epilogue
+(writing C through the port and L2). The C bytes reach HBM as write-back during the
+wave, so they are charged to the wave's HBM traffic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .hardware import H100_TC, Hardware
+from .space import WARP_GRID, GemmConfig, check_shape, config_array, launch_checks
+
+__all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm"]
+
+#: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
+TERMS = {
+    "t_tc_s": "Tensor Core 计算",
+    "t_smem_s": "共享内存读",
+    "t_port_s": "SM↔L2 端口",
+    "t_l2_s": "L2 带宽",
+    "t_hbm_s": "HBM 带宽",
+    "t_latency_s": "延迟（Little 定律）",
+}
+
+
+@dataclass(frozen=True)
+class ModelTerms:
+    """The model's output for ``n`` configurations on one shape (arrays of length ``n``).
+
+    Per-k-step terms are those of the first wave; ``time_s`` sums every wave.
+    Configurations that cannot launch have ``time_s = inf`` and NaN terms.
+    """
+
+    time_s: np.ndarray
+    launchable: np.ndarray
+    blocks: np.ndarray
+    blocks_per_sm: np.ndarray
+    waves: np.ndarray
+    k_steps: np.ndarray
+    t_tc_s: np.ndarray
+    t_smem_s: np.ndarray
+    t_port_s: np.ndarray
+    t_l2_s: np.ndarray
+    t_hbm_s: np.ndarray
+    t_latency_s: np.ndarray
+    t_step_s: np.ndarray
+    fill_s: np.ndarray
+    epilogue_s: np.ndarray
+    bytes_hbm: np.ndarray
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Where one configuration's time goes (see :func:`explain`)."""
+
+    config: GemmConfig
+    shape: tuple[int, int, int]
+    time_s: float
+    tflops: float
+    blocks: int
+    blocks_per_sm: int
+    waves: int
+    k_steps: int
+    t_tc_s: float
+    t_smem_s: float
+    t_port_s: float
+    t_l2_s: float
+    t_hbm_s: float
+    t_latency_s: float
+    t_step_s: float
+    fill_s: float
+    epilogue_s: float
+    bytes_hbm: float
+    bottleneck: str
+
+    def terms(self) -> dict[str, float]:
+        """The six per-k-step terms of the first wave, in seconds, keyed as in :data:`TERMS`."""
+        return {name: getattr(self, name) for name in TERMS}
+
+
+def _warp_grid(warps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    wy = np.select([warps == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
+    wx = np.select([warps == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    return wy, wx
+
+
+def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
+    """Resident blocks per SM (occupancy) for an ``(n, 6)`` config array.
+
+    Notes
+    -----
+    ``r = min(smem_per_sm // (smem + reserved), regs_per_sm // (regs * 32 * warps),
+    max_threads // (32 * warps), max_blocks)`` where ``regs`` is the accumulator's
+    ``wm * wn / 32 + 40`` registers per thread rounded up to the allocation unit.
+    Zero for a configuration that does not fit one block.
+    """
+    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
+    wy, wx = _warp_grid(warps)
+    threads = warps * hw.warp_size
+    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
+    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
+    smem = stages * (bm + bn) * bk * hw.bytes_per_element + hw.smem_reserved_per_block
+    by_smem = hw.smem_per_sm // smem
+    by_regs = hw.regs_per_sm // (regs * threads)
+    by_threads = hw.max_threads_per_sm // threads
+    return np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
+
+
+@lru_cache(maxsize=8192)
+def _launch_order(M, N, bm, bn, group) -> tuple[np.ndarray, np.ndarray]:
+    """Tile ``(pid_m, pid_n)`` of each block ``pid``, in Triton's GROUP_M launch order."""
+    grid_m, grid_n = -(-M // bm), -(-N // bn)
+    pid = np.arange(grid_m * grid_n)
+    in_group = group * grid_n
+    first_m = (pid // in_group) * group
+    size_m = np.minimum(grid_m - first_m, group)
+    return first_m + pid % size_m, (pid % in_group) // size_m
+
+
+@lru_cache(maxsize=8192)
+def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float:
+    """HBM bytes of a whole GEMM, replaying the grouped launch order wave by wave.
+
+    Notes
+    -----
+    Blocks run ``per_wave`` at a time in launch order. Within a wave each A row-panel
+    (``rows x K``) and B column-panel (``K x cols``) it touches is read from HBM once.
+    A panel the previous wave also touched is still in L2 if the previous wave's
+    panels fit in L2 (survival rule); otherwise it is read again. C is written once.
+
+    Examples
+    --------
+    >>> hbm_bytes(4096, 4096, 4096, 256, 128, 1, 132) / 2**20  # MiB
+    96.0
+    """
+    elt = hw.bytes_per_element
+    pid_m, pid_n = _launch_order(M, N, bm, bn, group)
+    wave = np.arange(pid_m.size) // per_wave
+    n_waves = int(wave[-1]) + 1
+    grid_m, grid_n = -(-M // bm), -(-N // bn)
+    a_bytes = np.minimum(bm, M - np.arange(grid_m) * bm) * K * elt  # real rows of each A panel
+    b_bytes = np.minimum(bn, N - np.arange(grid_n) * bn) * K * elt
+    touched_a = np.zeros((n_waves, grid_m), dtype=bool)
+    touched_b = np.zeros((n_waves, grid_n), dtype=bool)
+    touched_a[wave, pid_m] = True
+    touched_b[wave, pid_n] = True
+    footprint = touched_a @ a_bytes + touched_b @ b_bytes
+    survives = np.concatenate([[False], footprint[:-1] <= hw.l2_bytes])[:, None]
+    missed_a = touched_a & ~(np.vstack([np.zeros((1, grid_m), bool), touched_a[:-1]]) & survives)
+    missed_b = touched_b & ~(np.vstack([np.zeros((1, grid_n), bool), touched_b[:-1]]) & survives)
+    return float((missed_a @ a_bytes).sum() + (missed_b @ b_bytes).sum() + M * N * elt)
+
+
+def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:
+    """Price every configuration on an ``M x N x K`` FP16 GEMM in one vectorised pass.
+
+    Parameters
+    ----------
+    configs : sequence of GemmConfig or array-like of shape (n, 6)
+        Configurations, columns in ``SPACE`` order.
+    M, N, K : int
+        GEMM shape: ``C[M, N] = A[M, K] @ B[K, N]``.
+    hw : Hardware
+        Machine parameters.
+
+    Returns
+    -------
+    ModelTerms
+        Arrays of length ``n``; ``time_s`` is ``inf`` where a configuration cannot launch.
+
+    Notes
+    -----
+    For a config with warp grid ``(wy, wx)``, ``r`` resident blocks on the busiest SM and
+    ``a`` blocks resident on the chip in a wave, one k-step costs
+
+    .. math::
+
+        t_{step} = \\max\\Big(\\frac{r\\,2\\,B_M B_N B_K}{\\min(4, r w)\\,F_{tc}\\,f},\\;
+                   \\frac{r\\,2 B_K (w_x B_M + w_y B_N)}{128 f},\\;
+                   \\frac{r\\,2 B_K (m + n)}{64 f},\\;
+                   \\frac{a\\,2 B_K (m + n)}{BW_{L2}},\\;
+                   \\frac{Q_{HBM}}{S\\,BW_{HBM}},\\;
+                   \\frac{L}{s - 1}\\Big)
+
+    with ``m = min(BM, M)`` and ``n = min(BN, N)`` real rows and columns, ``F_tc`` the FLOP/clk
+    of one tensor core, ``f`` the clock, ``S = ceil(K / BK)`` k-steps, ``Q_HBM`` the wave's HBM
+    bytes and ``L`` the memory latency. With one stage there is no overlap:
+    ``t_step = L + max(other terms)``. A wave costs ``fill + S t_step + epilogue``, with
+    ``fill = L`` (for ``s > 1``) and the epilogue writing C at the slower of port and L2.
+
+    Examples
+    --------
+    >>> terms = evaluate([GemmConfig(256, 128, 32, 8, 4, 1)], 4096, 4096, 4096)
+    >>> int(terms.waves[0]), int(terms.k_steps[0])
+    (4, 128)
+    """
+    M, N, K = check_shape(M, N, K)
+    arr = config_array(configs)
+    checks = launch_checks(arr, hw)
+    launchable = ~(checks["smem"] | checks["mma"] | checks["registers"])
+    n = len(arr)
+    nan = np.full(n, np.nan)
+    out = {name: nan.copy() for name in TERMS}
+    out.update(t_step_s=nan.copy(), fill_s=nan.copy(), epilogue_s=nan.copy(), bytes_hbm=nan.copy())
+    time_s = np.full(n, np.inf)
+    ints = {name: np.zeros(n, dtype=np.int64) for name in ("blocks", "blocks_per_sm", "waves", "k_steps")}
+    idx = np.flatnonzero(launchable)
+    if idx.size:
+        parts = _price(arr[idx], M, N, K, hw)
+        time_s[idx] = parts.pop("time_s")
+        for name, values in parts.items():
+            (ints if name in ints else out)[name][idx] = values
+    return ModelTerms(time_s=time_s, launchable=launchable, **ints, **out)
+
+
+def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
+    """The model proper, for launchable configurations only."""
+    bm, bn, bk, warps, stages, group = (arr[:, j] for j in range(6))
+    wy, wx = _warp_grid(warps)
+    elt = hw.bytes_per_element
+    clk = hw.clock_hz
+    lat = hw.mem_latency_s
+
+    # --- grid, occupancy and waves -------------------------------------------------
+    blocks = -(-M // bm) * -(-N // bn)
+    k_steps = -(-K // bk)
+    r_full = blocks_per_sm(arr, hw)
+    per_wave = hw.n_sm * r_full
+    n_full, tail = blocks // per_wave, blocks % per_wave
+    waves = n_full + (tail > 0)
+    r_tail = -(-tail // hw.n_sm)
+
+    # --- per-k-step terms for a wave with r blocks per SM and `active` on the chip --
+    rows, cols = np.minimum(bm, M), np.minimum(bn, N)  # real, unpadded rows / columns of the busiest block
+    flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
+    bytes_smem = (wx * bm + wy * bn) * bk * elt  # every warp reads its A strip (wm x bk) and B strip (bk x wn)
+    bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
+
+    # --- HBM: replay the launch order; waves overlap at their edges, so the HBM queue
+    # sees the kernel's average demand per k-step ------------------------------------
+    combos, combo_of = np.unique(np.stack([bm, bn, group, per_wave], axis=1), axis=0, return_inverse=True)
+    combo_bytes = np.array([hbm_bytes(M, N, K, *map(int, c), hw) for c in combos])
+    bytes_hbm = combo_bytes[combo_of.ravel()]
+    t_hbm = bytes_hbm / (waves * k_steps * hw.hbm_bw_bytes_per_s)
+    t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
+    fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma
+
+    def wave(r, active):
+        """Per-k-step terms, step time and whole time of one wave with r blocks per SM, `active` on chip."""
+        busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
+        terms = {
+            "t_tc_s": r * flop_tile / (busy_cores * hw.flop_per_clk_per_tensor_core * clk),
+            "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk),
+            "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk),
+            "t_l2_s": active * bytes_port / hw.l2_bw_bytes_per_s,
+            "t_hbm_s": t_hbm,
+        }
+        bound = np.maximum.reduce(list(terms.values()))
+        t_step = np.where(stages > 1, np.maximum(bound, t_latency), lat + bound)  # 1 stage: load, then compute
+        bytes_c = rows * cols * elt
+        epilogue = np.maximum(r * bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk),
+                              active * bytes_c / hw.l2_bw_bytes_per_s)
+        return terms, t_step, epilogue
+
+    full_terms, full_step, full_epilogue = wave(r_full, per_wave)
+    tail_terms, tail_step, tail_epilogue = wave(np.maximum(r_tail, 1), tail)  # unused where no tail
+    has_tail = tail > 0
+    time_s = (n_full * (fill + k_steps * full_step + full_epilogue)
+              + has_tail * (fill + k_steps * tail_step + tail_epilogue))
+    first_is_full = n_full > 0
+    first_terms = {name: np.where(first_is_full, full_terms[name], tail_terms[name]) for name in full_terms}
+    return {
+        "time_s": time_s,
+        "blocks": blocks,
+        "blocks_per_sm": r_full,
+        "waves": waves,
+        "k_steps": k_steps,
+        **first_terms,
+        "t_latency_s": t_latency,
+        "t_step_s": np.where(first_is_full, full_step, tail_step),
+        "fill_s": fill * waves,
+        "epilogue_s": n_full * full_epilogue + has_tail * tail_epilogue,
+        "bytes_hbm": bytes_hbm,
+    }
+
+
+def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -> float:
+    """Model time in seconds of ``cfg`` on an ``M x N x K`` FP16 GEMM; ``inf`` if it cannot launch.
+
+    A thin wrapper over :func:`evaluate` (one configuration).
+
+    Examples
+    --------
+    >>> t = gemm_time(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096)
+    >>> 2 * 4096**3 / t / H100_TC.peak_flops > 0.85
+    True
+    >>> gemm_time(GemmConfig(256, 256, 128, 8, 5, 1), 4096, 4096, 4096)
+    inf
+    """
+    if not isinstance(cfg, GemmConfig):
+        raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
+    return float(evaluate([cfg], M, N, K, hw).time_s[0])
+
+
+def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -> Breakdown:
+    """Every term of ``cfg``'s time on ``M x N x K`` and the bottleneck of its first wave.
+
+    Raises
+    ------
+    ValueError
+        If ``cfg`` cannot launch (the message lists the reasons) or the shape is invalid.
+
+    Examples
+    --------
+    >>> b = explain(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096)
+    >>> b.bottleneck, b.waves, b.blocks_per_sm
+    ('t_tc_s', 4, 1)
+    """
+    from .space import reasons
+
+    if not isinstance(cfg, GemmConfig):
+        raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
+    terms = evaluate([cfg], M, N, K, hw)
+    if not terms.launchable[0]:
+        why = "；".join(r.message for r in reasons(cfg, hw))
+        raise ValueError(f"config {cfg.as_tuple()} cannot launch: {why}")
+    values = {name: float(getattr(terms, name)[0]) for name in ModelTerms.__dataclass_fields__ if name != "launchable"}
+    step_terms = {name: values[name] for name in TERMS}
+    bottleneck = max(step_terms, key=step_terms.get)
+    for name in ("blocks", "blocks_per_sm", "waves", "k_steps"):
+        values[name] = int(values[name])
+    time_s = values.pop("time_s")
+    return Breakdown(config=cfg, shape=(M, N, K), time_s=time_s, tflops=2.0 * M * N * K / time_s / 1e12,
+                     bottleneck=bottleneck, **values)

@@ -1,0 +1,223 @@
+"""The schedule space: knobs, configurations, and static pruning with reasons.
+
+A configuration is one choice per knob of a Triton-style matmul kernel.
+Pruning needs no measurement: a configuration cannot launch when its
+pipeline overflows shared memory, when a warp's tile is smaller than one
+tensor-core instruction, or when its accumulator overflows the registers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from dataclasses import astuple, dataclass
+from functools import lru_cache
+from types import MappingProxyType
+from typing import NamedTuple
+
+import numpy as np
+
+from .hardware import H100_TC, Hardware, KiB
+
+__all__ = [
+    "SPACE",
+    "KNOB_NAMES",
+    "WARP_GRID",
+    "GemmConfig",
+    "Reason",
+    "all_configs",
+    "config_array",
+    "launch_checks",
+    "reasons",
+    "static_valid",
+    "check_shape",
+]
+
+#: Knob name -> allowed values, ascending. Key order is the order of :meth:`GemmConfig.as_tuple`.
+SPACE = MappingProxyType(
+    {
+        "bm": (16, 32, 64, 128, 256),  # BLOCK_M: rows of C per program instance
+        "bn": (16, 32, 64, 128, 256),  # BLOCK_N: columns of C per program instance
+        "bk": (16, 32, 64, 128),  # BLOCK_K: depth of one k-step
+        "warps": (1, 2, 4, 8),  # num_warps
+        "stages": (1, 2, 3, 4, 5),  # num_stages: shared-memory pipeline depth
+        "group": (1, 4, 8),  # GROUP_M: launch-order grouping along M (L2 reuse)
+    }
+)
+KNOB_NAMES = tuple(SPACE)
+
+#: num_warps -> (warps along M, warps along N): how a block's warps tile its BM x BN output.
+WARP_GRID = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})
+
+
+def _check_knob(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer from {SPACE[name]}, got {value!r} ({type(value).__name__})")
+    if value not in SPACE[name]:
+        raise ValueError(f"{name} must be one of {SPACE[name]}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class GemmConfig:
+    """One point of the schedule space; immutable and hashable.
+
+    Parameters
+    ----------
+    bm, bn, bk : int
+        BLOCK_M, BLOCK_N, BLOCK_K.
+    warps : int
+        num_warps.
+    stages : int
+        num_stages.
+    group : int
+        GROUP_M.
+
+    Raises
+    ------
+    ValueError
+        If a value is not an integer from ``SPACE`` (the message names the knob).
+
+    Examples
+    --------
+    >>> c = GemmConfig(256, 128, 32, 8, 4, 1)
+    >>> c.as_tuple()
+    (256, 128, 32, 8, 4, 1)
+    >>> c.warp_tile
+    (64, 64)
+    """
+
+    bm: int
+    bn: int
+    bk: int
+    warps: int
+    stages: int
+    group: int
+
+    def __post_init__(self):
+        for name in KNOB_NAMES:
+            object.__setattr__(self, name, _check_knob(name, getattr(self, name)))
+
+    def as_tuple(self) -> tuple[int, int, int, int, int, int]:
+        """The knob values in ``SPACE`` order."""
+        return astuple(self)
+
+    @property
+    def warp_tile(self) -> tuple[int, int]:
+        """(rows, columns) of C that one warp computes: ``(bm / wy, bn / wx)``."""
+        wy, wx = WARP_GRID[self.warps]
+        return self.bm // wy, self.bn // wx
+
+    @property
+    def smem_bytes(self) -> int:
+        """Shared memory of the pipeline: ``stages * (bm + bn) * bk * 2`` bytes (FP16)."""
+        return self.stages * (self.bm + self.bn) * self.bk * 2
+
+
+@lru_cache(maxsize=1)
+def all_configs() -> tuple[GemmConfig, ...]:
+    """Every combination of knob values, in ``SPACE`` order (the last knob varies fastest).
+
+    Examples
+    --------
+    >>> len(all_configs())
+    6000
+    >>> all_configs()[0].as_tuple()
+    (16, 16, 16, 1, 1, 1)
+    """
+    return tuple(GemmConfig(*values) for values in itertools.product(*SPACE.values()))
+
+
+def config_array(configs) -> np.ndarray:
+    """Configurations as an ``(n, 6)`` int64 array with columns in ``SPACE`` order.
+
+    Accepts a sequence of :class:`GemmConfig` or an array-like of knob rows; rows are validated.
+    """
+    if isinstance(configs, GemmConfig):
+        configs = [configs]
+    if isinstance(configs, np.ndarray) and configs.dtype != object:
+        arr = configs
+    else:
+        rows = [c.as_tuple() if isinstance(c, GemmConfig) else tuple(c) for c in configs]
+        arr = np.array(rows, dtype=object).reshape(len(rows), -1) if rows else np.zeros((0, 6), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != len(KNOB_NAMES):
+        raise ValueError(f"configs must have {len(KNOB_NAMES)} columns {KNOB_NAMES}, got shape {arr.shape}")
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.integer):
+        for row in arr:
+            for name, value in zip(KNOB_NAMES, row):
+                _check_knob(name, value)
+        return arr.astype(np.int64)
+    for j, name in enumerate(KNOB_NAMES):
+        bad = ~np.isin(arr[:, j], SPACE[name])
+        if bad.any():
+            raise ValueError(f"{name} must be one of {SPACE[name]}, got {arr[bad, j][0]!r}")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_shape(M, N, K) -> tuple[int, int, int]:
+    """Validate a GEMM shape: each of M, N, K a positive integer (not a bool)."""
+    out = []
+    for name, value in (("M", M), ("N", N), ("K", K)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
+        if value <= 0:
+            raise ValueError(f"{name} must be a positive integer, got {value}")
+        out.append(int(value))
+    return tuple(out)
+
+
+class Reason(NamedTuple):
+    """Why a configuration cannot launch: a short code and a Chinese message."""
+
+    code: str
+    message: str
+
+
+def launch_checks(arr: np.ndarray, hw: Hardware = H100_TC) -> dict[str, np.ndarray]:
+    """Vectorised pruning: for an ``(n, 6)`` config array, one boolean array per failure code.
+
+    Notes
+    -----
+    With the warp grid ``(wy, wx)`` and warp tile ``wm = bm / wy``, ``wn = bn / wx``:
+
+    - ``smem``: ``stages * (bm + bn) * bk * 2 B > smem_limit``;
+    - ``mma``: ``wm < 16`` or ``wn < 8`` (the warp tile is smaller than one m16n8 mma);
+    - ``registers`` (only when the mma check passes): ``wm * wn / 32 + 40 > 255``,
+      one FP32 accumulator register per output element per thread plus the rest.
+    """
+    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
+    wy = np.select([warps == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
+    wx = np.select([warps == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    wm, wn = bm // wy, bn // wx
+    smem = stages * (bm + bn) * bk * hw.bytes_per_element > hw.smem_limit
+    mma = (wm < hw.mma_m) | (wn < hw.mma_n)
+    regs = ~mma & (wm * wn // hw.warp_size + hw.base_regs_per_thread > hw.max_regs_per_thread)
+    return {"smem": smem, "mma": mma, "registers": regs}
+
+
+def _messages(hw: Hardware) -> dict[str, str]:
+    return {
+        "smem": f"共享内存超过 {hw.smem_limit // KiB} KB",
+        "mma": f"warp 的块小于一条 mma（{hw.mma_m}×{hw.mma_n}）",
+        "registers": f"每线程寄存器超过 {hw.max_regs_per_thread}",
+    }
+
+
+def reasons(cfg: GemmConfig, hw: Hardware = H100_TC) -> tuple[Reason, ...]:
+    """Every reason ``cfg`` cannot launch on ``hw``; empty when it can.
+
+    Examples
+    --------
+    >>> [r.code for r in reasons(GemmConfig(256, 256, 128, 8, 5, 1))]
+    ['smem', 'registers']
+    >>> reasons(GemmConfig(256, 128, 32, 8, 4, 1))
+    ()
+    """
+    checks = launch_checks(config_array([cfg]), hw)
+    messages = _messages(hw)
+    return tuple(Reason(code, messages[code]) for code, failed in checks.items() if failed[0])
+
+
+def static_valid(cfg: GemmConfig, hw: Hardware = H100_TC) -> bool:
+    """True when ``cfg`` can launch on ``hw`` (no pruning reason applies)."""
+    return not reasons(cfg, hw)
