@@ -3,24 +3,50 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SPHINX := $(BIN)/sphinx-build -c . -d _build/doctrees
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: test bench clean distclean
+.PHONY: html test doctest serve bench clean distclean
 
+# Python environment: the package with its test and book extras, in .venv.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,book]'
 	touch $@
 
-test: $(STAMP)
+# System packages from Debian: a CJK font for the figures, Chromium for the browser test.
+$(CJK_FONT):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq fonts-wqy-microhei
+	rm -f $$HOME/.cache/matplotlib/fontlist-*.json
+
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq chromium
+
+html: $(STAMP) $(CJK_FONT)
+	$(SPHINX) -W --keep-going -j auto -b html book _build/html
+	@echo "Open _build/html/index.html (or run: make serve)"
+
+doctest: $(STAMP) $(CJK_FONT)
+	$(SPHINX) -W --keep-going -b doctest book _build/doctest
+
+test: html $(CHROMIUM)
 	$(BIN)/python -m pytest
+
+serve: html
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_model.py
 
+# `clean` keeps the execution cache (_build/.jupyter_cache); `distclean` removes everything.
 clean:
-	rm -rf .pytest_cache .hypothesis
+	rm -rf _build/html _build/doctest _build/doctrees _build/jupyter_execute .pytest_cache .hypothesis
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) *.egg-info
+	rm -rf _build $(VENV) *.egg-info

@@ -1,0 +1,89 @@
+"""Sphinx configuration of the lecture site: `sphinx-build -c . book _build/html` (see the Makefile)."""
+
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+# The notebook kernels run with book/ as their working directory: let them import schedlab.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+# -- Project ----------------------------------------------------------------------------
+project = "GPU 矩阵乘法的调度空间"
+author = "CS349E"
+copyright = "2026, CS349E"
+language = "zh_CN"  # Chinese search splits words with jieba (a dependency)
+
+extensions = [
+    "myst_nb",
+    "sphinx.ext.doctest",
+    "sphinx_copybutton",
+    "sphinx-mathjax-offline",  # MathJax served from _static: no CDN at view time
+]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
+numfig = True
+math_numfig = True
+math_eqref_format = "({number})"
+numfig_format = {"figure": "图 %s", "table": "表 %s", "code-block": "代码 %s", "section": "%s 节"}
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+
+# -- Execution --------------------------------------------------------------------------
+# jupyter-cache keys a page on its code cells only; key the cache folder on the package
+# sources and the figure style too, so an edit to schedlab/ re-executes every page.
+_inputs = sorted((ROOT / "schedlab").rglob("*.py")) + [ROOT / "book" / "matplotlibrc"]
+_digest = hashlib.sha256()
+for path in _inputs:
+    if path.exists():
+        _digest.update(path.relative_to(ROOT).as_posix().encode())
+        _digest.update(path.read_bytes())
+SCHEDLAB_HASH = _digest.hexdigest()[:16]
+
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(ROOT / "_build" / ".jupyter_cache" / SCHEDLAB_HASH)
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True  # a failing cell fails the build ...
+nb_execution_show_tb = True  # ... with its traceback in the log
+nb_output_stderr = "warn"  # stderr in a cell (e.g. a missing glyph) becomes a warning, and -W an error
+nb_render_markdown_format = "myst"
+nb_ipywidgets_js = {}  # no widget JavaScript from a CDN
+nb_merge_streams = True
+
+# -- Doctest (`make doctest`) -------------------------------------------------------------
+doctest_global_setup = "import schedlab"
+
+# -- HTML -------------------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_title = project
+html_theme_options = {
+    "use_download_button": True,
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+}
+html_context = {"default_mode": "light"}  # no "invalid theme mode" console error on first visit
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
+html_last_updated_fmt = None
+html_show_sourcelink = True
+html_copy_source = True
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+
+
+def _offer_notebook_download(app, pagename, templatename, context, doctree):
+    """Copy the executed notebook next to the page's source so the theme offers an .ipynb download."""
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if executed.exists():
+        target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(executed, target)
+        context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def setup(app):
+    # before sphinx_book_theme's header buttons (priority 501)
+    app.connect("html-page-context", _offer_notebook_download, priority=500)

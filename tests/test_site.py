@@ -1,0 +1,98 @@
+"""The built site: every page executed cleanly, with its tables, figures, downloads and search terms."""
+
+import json
+import re
+
+import jieba
+import pytest
+
+from tests.site_build import EXECUTED, PAGES, built_site  # noqa: F401  (fixture)
+
+#: Pages that teach with figures and tables (the index only introduces).
+CONTENT_PAGES = tuple(p for p in PAGES if p != "index")
+
+
+def page_html(site, page):
+    path = site / f"{page}.html"
+    assert path.exists(), f"page {page}.html was not built"
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_has_no_error_output(built_site, page):
+    html = page_html(built_site, page)
+    assert "Traceback" not in html
+    assert "output stderr" not in html and "output error" not in html
+    assert "Glyph" not in html
+
+
+@pytest.mark.parametrize("page", CONTENT_PAGES)
+def test_page_has_real_tables_and_captioned_figures(built_site, page):
+    html = page_html(built_site, page)
+    assert re.search(r"<table[^>]*>.*?<td", html, re.S), f"{page}: no HTML table"
+    assert "<pre>|" not in html and "| --- |" not in html, f"{page}: a table rendered as raw text"
+    figures = re.findall(r"<figure.*?</figure>", html, re.S)
+    assert figures, f"{page}: no figure"
+    for fig in figures:
+        assert "<img" in fig, f"{page}: figure without image"
+        assert re.search(r"图 \d+", fig), f"{page}: figure without a numbered caption"
+
+
+def test_index_links_every_page(built_site):
+    html = page_html(built_site, "index")
+    for page in CONTENT_PAGES:
+        assert f'href="{page}.html"' in html, f"index does not link {page}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_offers_notebook_and_source_downloads(built_site, page):
+    html = page_html(built_site, page)
+    for suffix in (".ipynb", ".md"):
+        assert f"_sources/{page}{suffix}" in html, f"{page}: no {suffix} download"
+        assert (built_site / "_sources" / f"{page}{suffix}").exists()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_loads_nothing_from_outside(built_site, page):
+    html = page_html(built_site, page)
+    external = re.findall(r'(?:src|href)="(https?://[^"]+)"', html)
+    loaded = [u for u in external if re.search(r"\.(js|css|woff2?|png|svg)(\?|$)", u)]
+    assert not loaded, f"{page} loads from outside: {loaded}"
+
+
+def search_terms(site):
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1: text.rindex(")")])
+    return set(index["terms"]) | set(index.get("titleterms", {}))
+
+
+@pytest.mark.parametrize("word", ["调度", "共享内存", "流水线", "寄存器"])
+def test_chinese_words_are_searchable(built_site, word):
+    """Sphinx's zh search splits the query with jieba; every piece must be an index term."""
+    terms = search_terms(built_site)
+    pieces = [w for w in jieba.cut_for_search(word) if w.strip()]
+    assert any(p in terms for p in pieces), f"{word} ({pieces}) not in the search index"
+
+
+def glued_values():
+    """Every glued value of every executed page: {(page, key): text/plain}."""
+    values = {}
+    for page in PAGES:
+        nb = json.loads((EXECUTED / f"{page}.ipynb").read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            for out in cell.get("outputs", []):
+                key = out.get("metadata", {}).get("scrapbook", {}).get("name")
+                if key:
+                    values[(page, key)] = out["data"]["text/plain"]
+    return values
+
+
+def test_glued_numbers_appear_in_the_html(built_site):
+    """A glued number shown in prose is the one the page computed (up to its format spec)."""
+    values = glued_values()
+    assert values, "no page glues any number"
+    for page in PAGES:
+        html = page_html(built_site, page)
+        spans = re.findall(r'<span class="pasted-text">([^<]*)</span>', html)
+        keys = [k for (p, k) in values if p == page]
+        assert len(spans) >= len(keys) > 0 or (not keys and not spans), page
