@@ -19,6 +19,9 @@ from .space import SPACE, GemmConfig, Reason, all_configs, check_shape, config_a
 __all__ = [
     "Shape",
     "LECTURE_SHAPES",
+    "LLAMA8B_PROJECTIONS",
+    "LLM_TOKENS",
+    "llm_shapes",
     "QUANTILES",
     "SpaceSummary",
     "Landscape",
@@ -61,6 +64,30 @@ LECTURE_SHAPES = (
     Shape(2048, 2048, 512, "小的方阵（K 短）", "小方阵 K=512"),
     Shape(16, 4096, 4096, "decode 批 16 × 4096² 的投影", "decode 16"),
 )
+
+
+#: The four linear layers of a Llama-3-8B block as (name, N, K): hidden 4096, 32 query and
+#: 8 key/value heads of 128 (QKV: N = 4096 + 2 * 1024), MLP 14336 with gate and up fused.
+LLAMA8B_PROJECTIONS = (("QKV", 6144, 4096), ("O", 4096, 4096), ("gate/up", 28672, 4096), ("down", 4096, 14336))
+#: Token counts M: decode at batch 1, 16 and 64; prefill of 512 and 4096 tokens.
+LLM_TOKENS = (1, 16, 64, 512, 4096)
+
+
+def llm_shapes(tokens=LLM_TOKENS) -> tuple[Shape, ...]:
+    """Every Llama-3-8B projection at every token count ``M``.
+
+    Examples
+    --------
+    >>> shapes = llm_shapes()
+    >>> len(shapes), shapes[0].mnk, shapes[0].short
+    (20, (1, 6144, 4096), 'QKV M=1')
+    """
+    out = []
+    for M in tokens:
+        phase = "decode 批" if M <= 64 else "prefill"
+        for name, N, K in LLAMA8B_PROJECTIONS:
+            out.append(Shape(M, N, K, f"{phase} {M} × Llama-8B 的 {name} 投影", f"{name} M={M}"))
+    return tuple(out)
 
 
 def tflops(flop: float, time_s):
