@@ -1,0 +1,579 @@
+"""Tables of the lecture's analyses: every number is formatted here, once.
+
+Each function takes what :mod:`schedlab.analysis` (or :func:`schedlab.model.explain`)
+returns and gives a :class:`Table` of strings. The console edition prints these
+tables (:func:`schedlab.console.print_render_table`) and the book renders them with
+:meth:`Table.to_html`, so both show the same digits.
+
+Examples
+--------
+>>> from schedlab import landscape
+>>> t = top_table(landscape((4096, 4096, 4096)), k=2)
+>>> t.headers
+('(BM, BN, BK, warps, stages, GROUP_M)', '时间', 'TFLOPS', '相对最快')
+>>> t.rows[0]
+('(256, 128, 32, 8, 4, 1)', '149.0 µs', '922', '1.000')
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from dataclasses import dataclass, fields
+
+from .analysis import Landscape, Sensitivity, Shape, SpaceSummary, Transfer
+from .hardware import H100_SOURCES, H100_TC, Hardware, KiB, MiB
+from .model import TERMS, Breakdown
+from .space import SPACE, GemmConfig
+
+__all__ = [
+    "Table",
+    "KNOB_LABELS",
+    "fmt_time",
+    "fmt_config",
+    "fmt_shape",
+    "fmt_tflops",
+    "fmt_ratio",
+    "fmt_percent",
+    "shape_name",
+    "shape_short",
+    "knob_table",
+    "reasons_table",
+    "top_table",
+    "quantiles_table",
+    "optima_table",
+    "transfer_table",
+    "sensitivity_table",
+    "breakdown_table",
+    "breakdown_summary_table",
+    "hardware_table",
+    "claims_table",
+]
+
+#: Knob key of ``SPACE`` -> the name a Triton user knows it by.
+KNOB_LABELS = {
+    "bm": "BLOCK_M",
+    "bn": "BLOCK_N",
+    "bk": "BLOCK_K",
+    "warps": "num_warps",
+    "stages": "num_stages",
+    "group": "GROUP_M",
+}
+
+#: Placeholder for "no number": a configuration that cannot launch, an infinite time.
+MISSING = "—"
+
+_CONFIG_HEADER = "(BM, BN, BK, warps, stages, GROUP_M)"
+
+
+# --- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """A formatted table: a title, column headers and rows, all strings.
+
+    Parameters
+    ----------
+    title : str
+        One line saying what the table shows (may be empty).
+    headers : tuple of str
+        Column headers.
+    rows : tuple of tuple of str
+        Cells; every row has one cell per header. Lists are converted to tuples.
+
+    Raises
+    ------
+    ValueError
+        If a cell or header is not a ``str`` or a row's length differs from the headers'.
+
+    Examples
+    --------
+    >>> t = Table("例子", ("a", "b"), [("1", "<2>")])
+    >>> t.rows
+    (('1', '<2>'),)
+    >>> Table("bad", ("a", "b"), [("1",)])
+    Traceback (most recent call last):
+    ...
+    ValueError: row 0 has 1 cells, expected 2 (one per header)
+    """
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self):
+        if not isinstance(self.title, str):
+            raise ValueError(f"title must be a str, got {type(self.title).__name__}")
+        headers = tuple(self.headers)
+        rows = tuple(tuple(row) for row in self.rows)
+        for h in headers:
+            if not isinstance(h, str):
+                raise ValueError(f"headers must be str, got {h!r}")
+        for i, row in enumerate(rows):
+            if len(row) != len(headers):
+                raise ValueError(f"row {i} has {len(row)} cells, expected {len(headers)} (one per header)")
+            for cell in row:
+                if not isinstance(cell, str):
+                    raise ValueError(f"row {i}: cells must be str (format them in schedlab.render), got {cell!r}")
+        object.__setattr__(self, "headers", headers)
+        object.__setattr__(self, "rows", rows)
+
+    def column(self, header: str) -> tuple[str, ...]:
+        """The cells under ``header``.
+
+        Examples
+        --------
+        >>> Table("", ("a", "b"), [("1", "2"), ("3", "4")]).column("b")
+        ('2', '4')
+        """
+        j = self.headers.index(header)
+        return tuple(row[j] for row in self.rows)
+
+    def to_html(self) -> str:
+        """A plain ``<table>`` (title as ``<caption>``), every string HTML-escaped.
+
+        Examples
+        --------
+        >>> print(Table("x<y", ("a",), [("&",)]).to_html())
+        <table>
+        <caption>x&lt;y</caption>
+        <thead><tr><th>a</th></tr></thead>
+        <tbody>
+        <tr><td>&amp;</td></tr>
+        </tbody>
+        </table>
+        """
+        esc = html.escape
+        lines = ["<table>"]
+        if self.title:
+            lines.append(f"<caption>{esc(self.title)}</caption>")
+        lines.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in self.headers) + "</tr></thead>")
+        lines.append("<tbody>")
+        lines.extend("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        lines.append("</tbody>")
+        lines.append("</table>")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a Table left as a cell's last expression as :meth:`to_html`."""
+        return self.to_html()
+
+
+# --- numbers ------------------------------------------------------------------------------
+
+# (unit, seconds per unit, decimals), smallest first
+_TIME_UNITS = (("ns", 1e-9, 0), ("µs", 1e-6, 1), ("ms", 1e-3, 2), ("s", 1.0, 2))
+
+
+def _real(x, what: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
+    return float(x)
+
+
+def fmt_time(seconds) -> str:
+    """A duration for people: ns without decimals, µs with one, ms and s with two.
+
+    ``inf`` (a configuration that cannot launch) and NaN give ``"—"``.
+
+    Parameters
+    ----------
+    seconds : float
+        Time in seconds (numpy scalars are fine).
+
+    Examples
+    --------
+    >>> fmt_time(149.04e-6), fmt_time(1.2345e-3), fmt_time(850e-9), fmt_time(float("inf"))
+    ('149.0 µs', '1.23 ms', '850 ns', '—')
+    >>> fmt_time(0.99996e-3), fmt_time(2.5), fmt_time(0)
+    ('1.00 ms', '2.50 s', '0 ns')
+    """
+    s = _real(seconds, "seconds")
+    if not math.isfinite(s):
+        return MISSING
+    for i, (unit, scale, decimals) in enumerate(_TIME_UNITS):
+        value = round(abs(s) / scale, decimals)
+        if value < 1000 or i == len(_TIME_UNITS) - 1:  # rounding up to 1000 moves to the next unit
+            return f"{math.copysign(value, s) if s < 0 else value:.{decimals}f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def fmt_tflops(tflops) -> str:
+    """TFLOP/s without decimals (the model's absolute numbers deserve no more).
+
+    Examples
+    --------
+    >>> fmt_tflops(922.108), fmt_tflops(float("nan"))
+    ('922', '—')
+    """
+    x = _real(tflops, "tflops")
+    return f"{x:.0f}" if math.isfinite(x) else MISSING
+
+
+def fmt_ratio(ratio, decimals: int = 2) -> str:
+    """A time ratio such as ``3.37``; ``"—"`` for ``inf`` (cannot launch).
+
+    Examples
+    --------
+    >>> fmt_ratio(3.3714), fmt_ratio(1.0, 3), fmt_ratio(float("inf"))
+    ('3.37', '1.000', '—')
+    """
+    x = _real(ratio, "ratio")
+    return f"{x:.{decimals}f}" if math.isfinite(x) else MISSING
+
+
+def fmt_percent(fraction, decimals: int = 0) -> str:
+    """A fraction as a percentage.
+
+    Examples
+    --------
+    >>> fmt_percent(0.624), fmt_percent(0.9321, 1)
+    ('62%', '93.2%')
+    """
+    x = _real(fraction, "fraction")
+    return f"{100 * x:.{decimals}f}%" if math.isfinite(x) else MISSING
+
+
+def fmt_config(cfg: GemmConfig) -> str:
+    """A configuration as its knob tuple, in ``SPACE`` order.
+
+    Examples
+    --------
+    >>> fmt_config(GemmConfig(256, 128, 32, 8, 4, 1))
+    '(256, 128, 32, 8, 4, 1)'
+    """
+    if not isinstance(cfg, GemmConfig):
+        raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
+    return str(cfg.as_tuple())
+
+
+def _mnk(shape) -> tuple[int, int, int]:
+    if isinstance(shape, Shape):
+        return shape.mnk
+    M, N, K = shape
+    return int(M), int(N), int(K)
+
+
+def fmt_shape(shape) -> str:
+    """``M×N×K`` of a :class:`~schedlab.analysis.Shape` or an ``(M, N, K)`` tuple.
+
+    Examples
+    --------
+    >>> fmt_shape((512, 14336, 4096))
+    '512×14336×4096'
+    """
+    return "×".join(map(str, _mnk(shape)))
+
+
+def shape_name(shape) -> str:
+    """The long Chinese description of a lecture shape, else ``M×N×K``.
+
+    Examples
+    --------
+    >>> from schedlab import LECTURE_SHAPES
+    >>> shape_name(LECTURE_SHAPES[3]), shape_name((8, 8, 8))
+    ('decode 批 16 × 4096² 的投影', '8×8×8')
+    """
+    return shape.name if isinstance(shape, Shape) else fmt_shape(shape)
+
+
+def shape_short(shape) -> str:
+    """The short name of a lecture shape (for column headers), else ``M×N×K``.
+
+    Examples
+    --------
+    >>> from schedlab import LECTURE_SHAPES
+    >>> [shape_short(s) for s in LECTURE_SHAPES]
+    ['方阵 4096³', 'prefill 512', '小方阵 K=512', 'decode 16']
+    """
+    return shape.short if isinstance(shape, Shape) else fmt_shape(shape)
+
+
+# --- demo 1: the space --------------------------------------------------------------------
+
+_KNOB_ROWS = (  # (label, knobs, meaning, what it corresponds to in the course)
+    ("BLOCK_M × BLOCK_N", ("bm", "bn"), "每个程序实例（线程块）算 C 的多大一块", "第 10 讲 §6、§8"),
+    ("BLOCK_K", ("bk",), "每一步沿 K 读多少", "共享内存、流水线每级的大小"),
+    ("num_warps", ("warps",), "每个块几个 warp（warp 排成网格，各算一个子块）", "warp 分块、Tensor Core 的利用"),
+    ("num_stages", ("stages",), "共享内存里几级流水线", "第 10 讲 §8.4 的 Little 定律"),
+    ("GROUP_M", ("group",), "块的启动顺序（L2 分组）", "第 10 讲 §10.2"),
+)
+
+
+def _values(knob: str) -> str:
+    return " / ".join(map(str, SPACE[knob]))
+
+
+def knob_table() -> Table:
+    """The knobs of a Triton-style matmul kernel and their values (read from ``SPACE``).
+
+    Examples
+    --------
+    >>> t = knob_table()
+    >>> t.headers
+    ('参数', '含义', '取值', '对应')
+    >>> t.rows[0][2]
+    '16 / 32 / 64 / 128 / 256（两维各取）'
+    >>> t.column("取值")[3]
+    '1 / 2 / 3 / 4 / 5'
+    """
+    rows = []
+    for label, knobs, meaning, where in _KNOB_ROWS:
+        if len(knobs) == 1:
+            values = _values(knobs[0])
+        elif all(SPACE[k] == SPACE[knobs[0]] for k in knobs):
+            values = _values(knobs[0]) + "（两维各取）"
+        else:
+            values = "；".join(f"{KNOB_LABELS[k]}: {_values(k)}" for k in knobs)
+        rows.append((label, meaning, values, where))
+    return Table("调度的旋钮（Triton 的元参数）", ("参数", "含义", "取值", "对应"), rows)
+
+
+def reasons_table(summary: SpaceSummary) -> Table:
+    """Why configurations cannot launch, most frequent reason first.
+
+    Examples
+    --------
+    >>> from schedlab import space_summary
+    >>> reasons_table(space_summary()).rows[0]
+    ('每线程寄存器超过 255', '1200')
+    """
+    rows = [(reason.message, str(n)) for reason, n in summary.reason_counts]
+    return Table("不能启动的原因（一个配置可能有几个）", ("原因", "配置数"), rows)
+
+
+# --- demo 2: the landscape ----------------------------------------------------------------
+
+
+def top_table(land: Landscape, k: int = 6) -> Table:
+    """The ``k`` fastest configurations of a landscape (ties keep ``SPACE`` order).
+
+    Examples
+    --------
+    >>> from schedlab import landscape
+    >>> t = top_table(landscape((16, 4096, 4096)), k=1)
+    >>> t.title
+    '16×4096×4096 上最快的 1 个配置（共 3744 个能启动）'
+    >>> t.rows
+    (('(16, 16, 128, 1, 4, 1)', '10.9 µs', '49', '1.000'),)
+    """
+    rows = [(fmt_config(cfg), fmt_time(t), fmt_tflops(tf), fmt_ratio(r, 3)) for cfg, t, tf, r in land.top(k)]
+    title = f"{fmt_shape(land.shape)} 上最快的 {len(rows)} 个配置（共 {len(land.configs)} 个能启动）"
+    return Table(title, (_CONFIG_HEADER, "时间", "TFLOPS", "相对最快"), rows)
+
+
+def quantiles_table(land: Landscape) -> Table:
+    """Percentiles of time/best over a landscape's launchable configurations.
+
+    Examples
+    --------
+    >>> from schedlab import landscape
+    >>> quantiles_table(landscape((4096, 4096, 4096))).headers
+    ('分位数', '10%', '25%', '50%', '75%', '90%')
+    """
+    q = land.quantiles()
+    return Table(f"{fmt_shape(land.shape)}：时间 / 最快 的分位数", ("分位数",) + tuple(f"{p}%" for p in q),
+                 [("相对最快",) + tuple(fmt_ratio(v) for v in q.values())])
+
+
+# --- demo 3: shapes -----------------------------------------------------------------------
+
+
+def optima_table(tr: Transfer) -> Table:
+    """Each shape's optimum with its time and TFLOP/s.
+
+    Examples
+    --------
+    >>> from schedlab import transfer
+    >>> t = optima_table(transfer())
+    >>> t.headers
+    ('形状', 'M×N×K', '最优配置', '时间', 'TFLOPS')
+    >>> t.rows[3][:3]
+    ('decode 批 16 × 4096² 的投影', '16×4096×4096', '(16, 16, 128, 1, 4, 1)')
+    """
+    rows = [(shape_name(s), fmt_shape(s), fmt_config(c), fmt_time(t), fmt_tflops(tf))
+            for s, c, t, tf in zip(tr.shapes, tr.optima, tr.best_time_s, tr.best_tflops)]
+    return Table("每种形状各自的最优配置", ("形状", "M×N×K", "最优配置", "时间", "TFLOPS"), rows)
+
+
+def transfer_table(tr: Transfer) -> Table:
+    """Row ``i``'s optimum used on column ``j``'s shape, relative to column ``j``'s own best.
+
+    Examples
+    --------
+    >>> from schedlab import transfer
+    >>> t = transfer_table(transfer())
+    >>> t.headers
+    ('最优配置来自 \\\\ 用在', '方阵 4096³', 'prefill 512', '小方阵 K=512', 'decode 16')
+    >>> t.rows[0]
+    ('方阵 4096³', '1.00', '1.00', '1.00', '3.37')
+    """
+    names = [shape_short(s) for s in tr.shapes]
+    rows = [(name,) + tuple(fmt_ratio(r) for r in row) for name, row in zip(names, tr.matrix)]
+    return Table("把每一行形状的最优配置用在每一列的形状上（相对那一列自己的最优）",
+                 ("最优配置来自 \\ 用在", *names), rows)
+
+
+# --- demo 4: one knob at a time -----------------------------------------------------------
+
+
+def sensitivity_table(sens: Sensitivity) -> Table:
+    """Time/base for each value of each knob, the others held at the base configuration.
+
+    A cell is ``value:ratio``; ``—`` means the changed configuration cannot launch and
+    ``*`` marks the base configuration's own value.
+
+    Examples
+    --------
+    >>> from schedlab import sensitivity
+    >>> t = sensitivity_table(sensitivity((4096, 4096, 4096)))
+    >>> t.rows[0]
+    ('BLOCK_M', '16:—  32:—  64:2.52  128:1.48  256:1.00*')
+    """
+    base = dict(zip(SPACE, sens.base.as_tuple()))
+    rows = []
+    for knob, cells in sens.ratios.items():
+        text = "  ".join(f"{v}:{fmt_ratio(r)}" + ("*" if v == base[knob] else "") for v, r in cells)
+        rows.append((KNOB_LABELS.get(knob, knob), text))
+    title = (f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数；"
+             f"每格是\u201c取值:相对的时间\u201d，{MISSING} 表示不能启动，* 是原配置的取值")
+    return Table(title, ("参数", "取值 : 时间比"), rows)
+
+
+# --- explain: where the time goes ---------------------------------------------------------
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+
+
+def breakdown_table(bd: Breakdown) -> Table:
+    """The six per-k-step terms of the first wave, their share of the step, and the bottleneck.
+
+    The step is the largest term (or, with one stage, latency plus the largest other term),
+    so a share is ``term / step``; terms equal to the bottleneck are marked as ties.
+
+    Examples
+    --------
+    >>> from schedlab import explain, GemmConfig
+    >>> t = breakdown_table(explain(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096))
+    >>> t.headers
+    ('项', '含义', '每步时间', '占一步', '')
+    >>> t.rows[0]
+    ('t_tc_s', 'Tensor Core 计算', '280 ns', '100%', '◀ 瓶颈')
+    >>> t.rows[1][-1]
+    '= 瓶颈（持平）'
+    """
+    terms = bd.terms()
+    worst = terms[bd.bottleneck]
+    rows = []
+    for name, label in TERMS.items():
+        t = terms[name]
+        if name == bd.bottleneck:
+            mark = "◀ 瓶颈"
+        elif _same(t, worst):
+            mark = "= 瓶颈（持平）"
+        else:
+            mark = ""
+        rows.append((name, label, fmt_time(t), fmt_percent(t / bd.t_step_s), mark))
+    title = (f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上：每个 k 步 {fmt_time(bd.t_step_s)}，"
+             f"瓶颈是\u201c{TERMS[bd.bottleneck]}\u201d")
+    return Table(title, ("项", "含义", "每步时间", "占一步", ""), rows)
+
+
+def breakdown_summary_table(bd: Breakdown) -> Table:
+    """Grid, occupancy, waves and the whole time of one configuration on one shape.
+
+    Examples
+    --------
+    >>> from schedlab import explain, GemmConfig
+    >>> t = breakdown_summary_table(explain(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096))
+    >>> dict(t.rows)["波数"], dict(t.rows)["总时间"], dict(t.rows)["TFLOPS"]
+    ('4', '149.0 µs', '922')
+    """
+    rows = [
+        ("块数（网格）", str(bd.blocks)),
+        ("每个 SM 驻留的块", str(bd.blocks_per_sm)),
+        ("波数", str(bd.waves)),
+        ("k 步数", str(bd.k_steps)),
+        ("每步时间（第一波）", fmt_time(bd.t_step_s)),
+        ("流水线填充（各波合计）", fmt_time(bd.fill_s)),
+        ("收尾写 C（各波合计）", fmt_time(bd.epilogue_s)),
+        ("HBM 流量", f"{bd.bytes_hbm / 2**20:.1f} MiB"),
+        ("总时间", fmt_time(bd.time_s)),
+        ("TFLOPS", fmt_tflops(bd.tflops)),
+    ]
+    return Table(f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上", ("量", "值"), rows)
+
+
+# --- the book's appendix --------------------------------------------------------------------
+
+
+def _fmt_hw_value(name: str, value) -> str:
+    if name == "name":
+        return str(value)
+    if name.endswith("_hz"):
+        return f"{value / 1e9:.3f} GHz"
+    if name.endswith("_bytes_per_s"):
+        return f"{value / 1e12:.2f} TB/s"
+    if name.endswith("_per_clk_per_sm"):
+        return f"{value:g} {'FLOP' if name.startswith('tc_') else 'B'}/clk/SM"
+    if name.endswith("_s"):
+        return fmt_time(value)
+    if name == "l2_bytes" or name.startswith("smem_"):
+        return f"{value / MiB:g} MiB" if value >= MiB else f"{value / KiB:g} KiB"
+    return f"{value:g}"
+
+
+def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
+    """Every parameter of ``hw`` with its unit and where it comes from.
+
+    ``sources`` maps field names to a source (default :data:`~schedlab.hardware.H100_SOURCES`);
+    a field whose value differs from :data:`~schedlab.hardware.H100_TC` is marked as changed.
+
+    Examples
+    --------
+    >>> t = hardware_table()
+    >>> t.headers
+    ('参数', '值', '来源')
+    >>> dict((r[0], r[1]) for r in t.rows)["l2_bytes"], dict((r[0], r[1]) for r in t.rows)["mem_latency_s"]
+    ('50 MiB', '750 ns')
+    >>> import dataclasses
+    >>> dict((r[0], r[2]) for r in hardware_table(dataclasses.replace(H100_TC, n_sm=114)).rows)["n_sm"]
+    '改动过（H100：132）'
+    """
+    if not isinstance(hw, Hardware):
+        raise ValueError(f"hw must be a Hardware, got {type(hw).__name__}")
+    sources = H100_SOURCES if sources is None else sources
+    rows = []
+    for f in fields(hw):
+        if f.name == "name":
+            continue
+        value, h100 = getattr(hw, f.name), getattr(H100_TC, f.name)
+        if value != h100:
+            source = f"改动过（H100：{_fmt_hw_value(f.name, h100)}）"
+        else:
+            source = sources.get(f.name, "")
+        rows.append((f.name, _fmt_hw_value(f.name, value), source))
+    return Table(f"{hw.name}：模型的参数（稠密 FP16 峰值 {fmt_tflops(hw.peak_flops / 1e12)} TFLOPS）",
+                 ("参数", "值", "来源"), rows)
+
+
+def claims_table(claims) -> Table:
+    """The seed's claims, each with the accepted range, the model's value and whether it holds.
+
+    ``claims`` is a sequence of records with ``id``, ``statement``, ``target``, ``value`` and
+    ``holds`` (:class:`schedlab.claims.Claim`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as C
+    >>> claims_table([C(id="C1", statement="s", target="t", value="v", holds=False)]).rows
+    (('C1', 's', 't', 'v', '✗ 不成立'),)
+    """
+    rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
+    held = sum(bool(c.holds) for c in claims)
+    return Table(f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
+                 ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"), rows)

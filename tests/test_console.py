@@ -1,0 +1,398 @@
+"""The console edition: `python -m schedlab`, its tables, and the console helpers.
+
+Numbers are checked against schedlab.analysis / schedlab.model results, formatted by
+schedlab.render, so a change in the model moves the expected values with it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from wcwidth import wcwidth
+
+from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, sensitivity, space_summary, transfer
+from schedlab import render
+from schedlab.__main__ import main
+from schedlab.console import print_observations, print_render_table, print_table, wrap
+from schedlab.model import TERMS
+
+SQUARE = (4096, 4096, 4096)
+HEADERS = ("演示 1", "演示 2", "演示 3", "演示 4")
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def cells_of(line: str) -> list[str]:
+    """The line as display cells: a wide character, then "" for its second column."""
+    out = []
+    for ch in line:
+        w = wcwidth(ch)
+        assert w >= 0, f"control character {ch!r} in {line!r}"
+        if w == 0:
+            assert out, f"line starts with a zero-width character: {line!r}"
+            out[-1] += ch
+            continue
+        out.append(ch)
+        out.extend([""] * (w - 1))
+    return out
+
+
+def spans_of(rule: str) -> list[tuple[int, int]]:
+    """(start, end) display columns of each dash run of a table's separator line."""
+    spans, start = [], None
+    for i, ch in enumerate(rule + " "):
+        if ch == "-" and start is None:
+            start = i
+        elif ch != "-" and start is not None:
+            spans.append((start, i))
+            start = None
+    return spans
+
+
+def split_row(line: str, spans) -> list[str]:
+    """Cut a printed row at the separator's display columns, checking the gaps are blank."""
+    cols = cells_of(line)
+    cols += [" "] * (spans[-1][1] - len(cols))
+    out = []
+    for j, (a, b) in enumerate(spans):
+        assert cols[a] != "", f"a wide character straddles column {j}'s left edge in {line!r}"
+        if b < len(cols):
+            assert cols[b] != "", f"a wide character straddles column {j}'s right edge in {line!r}"
+        gap_end = spans[j + 1][0] if j + 1 < len(spans) else len(cols)
+        gap = "".join(cols[b:gap_end])
+        assert gap.strip() == "", f"column {j} spills into the gap ({gap!r}) in {line!r}"
+        out.append("".join(cols[a:b]).strip())
+    return out
+
+
+def tables_of(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Every printed table in ``text`` (a header line, a dash line, rows up to a blank line)."""
+    lines = text.splitlines()
+    found = []
+    for i in range(1, len(lines)):
+        rule = lines[i]
+        if rule and set(rule) <= {"-", " "} and rule.startswith("-") and lines[i - 1].strip():
+            spans = spans_of(rule)
+            rows = []
+            for row in lines[i + 1:]:
+                if not row.strip():
+                    break
+                rows.append(split_row(row, spans))
+            found.append((split_row(lines[i - 1], spans), rows))
+    return found
+
+
+def table_with(text: str, *headers: str) -> list[list[str]]:
+    """Rows of the one printed table whose headers begin with ``headers``."""
+    hits = [rows for head, rows in tables_of(text) if tuple(head[:len(headers)]) == headers]
+    assert len(hits) == 1, f"{len(hits)} tables with headers {headers}"
+    return hits[0]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "schedlab", *args], capture_output=True, text=True,
+                          encoding="utf-8", env=env, timeout=120)
+
+
+def run_main(capsys, *args: str) -> str:
+    assert main(list(args)) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo_out() -> str:
+    """All four demos, through the real `python -m schedlab` entry point."""
+    proc = run_cli()
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return proc.stdout
+
+
+# --- the demos ----------------------------------------------------------------------------
+
+
+def test_demos_print_the_four_headers_in_order(demo_out):
+    positions = [demo_out.find(h + "：") for h in HEADERS]
+    assert all(p >= 0 for p in positions), positions
+    assert positions == sorted(positions)
+
+
+def test_no_subcommand_equals_demos(demo_out, capsys):
+    assert run_main(capsys, "demos") == demo_out
+
+
+def test_demos_can_be_picked(capsys):
+    out = run_main(capsys, "demos", "3", "1")
+    assert "演示 1：" in out and "演示 3：" in out
+    assert "演示 2：" not in out and "演示 4：" not in out
+    assert out.index("演示 1：") < out.index("演示 3：")  # always in demo order
+
+
+def test_demo1_counts_and_reasons(demo_out):
+    s = space_summary()
+    assert s.n_launchable == 3744  # the seed's number; the rest follows the analysis
+    assert f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{render.fmt_percent(s.launchable_fraction)}）" in demo_out
+    rows = table_with(demo_out, "原因", "配置数")
+    assert rows == [[r.message, str(n)] for r, n in s.reason_counts]
+    table = render.knob_table()
+    knob_rows = table_with(demo_out, *table.headers)
+    assert knob_rows == [list(r) for r in table.rows]
+
+
+def test_demo2_best_config_and_counts(demo_out):
+    land = landscape(SQUARE)
+    assert land.best.as_tuple() == (256, 128, 32, 8, 4, 1)
+    rows = table_with(demo_out, "(BM, BN, BK, warps, stages, GROUP_M)", "时间", "TFLOPS", "相对最快")
+    assert len(rows) == 6
+    assert rows[0] == [str(land.best.as_tuple()), render.fmt_time(land.best_time_s),
+                       render.fmt_tflops(land.best_tflops), "1.000"]
+    assert rows == [list(r) for r in render.top_table(land, 6).rows]
+    q = land.quantiles()
+    assert f"离最快 5% 以内的 {land.n_within(1.05)} 个、2 倍以内的 {land.n_within(2)} 个" in demo_out
+    assert f"中位数 {render.fmt_ratio(q[50])}" in demo_out
+    # the observations quote the analysis, not typed-in numbers
+    assert f"最高 {render.fmt_tflops(land.best_tflops)} TFLOPS" in demo_out
+    assert f"要慢 {render.fmt_ratio(q[50], 1)} 倍" in demo_out
+
+
+def test_demo3_optima_and_transfer(demo_out):
+    tr = transfer(LECTURE_SHAPES)
+    rows = table_with(demo_out, "形状", "M×N×K", "最优配置", "时间", "TFLOPS")
+    assert [r[0] for r in rows] == [s.name for s in LECTURE_SHAPES]
+    assert [r[2] for r in rows] == [str(c.as_tuple()) for c in tr.optima]
+    assert [r[3] for r in rows] == [render.fmt_time(t) for t in tr.best_time_s]
+    rows = table_with(demo_out, "最优配置来自 \\ 用在", *(s.short for s in LECTURE_SHAPES))
+    assert [r[0] for r in rows] == [s.short for s in LECTURE_SHAPES]
+    for row, ratios in zip(rows, tr.matrix):
+        assert row[1:] == [f"{r:.2f}" for r in ratios]
+    decode = min(range(len(LECTURE_SHAPES)), key=lambda i: LECTURE_SHAPES[i].M)
+    assert f"慢 {tr.matrix[0, decode]:.2f} 倍" in demo_out
+
+
+def test_demo4_sensitivity_rows(demo_out):
+    sens = sensitivity(SQUARE)
+    rows = table_with(demo_out, "参数", "取值 : 时间比")
+    assert rows == [list(r) for r in render.sensitivity_table(sens).rows]
+    bm = rows[0][1].split()
+    assert "256:1.00*" in bm and "16:—" in bm  # the base value is starred; a config that cannot launch is a dash
+    for knob, cells in sens.ratios.items():
+        row = dict(rows)[render.KNOB_LABELS[knob]]
+        assert len(row.split()) == len(cells)
+
+
+# --- top and explain ----------------------------------------------------------------------
+
+
+def test_top_lists_the_fastest(capsys):
+    out = run_main(capsys, "top", "512", "14336", "4096", "-n", "3")
+    land = landscape((512, 14336, 4096))
+    rows = table_with(out, "(BM, BN, BK, warps, stages, GROUP_M)")
+    assert rows == [[str(c.as_tuple()), render.fmt_time(t), render.fmt_tflops(tf), f"{r:.3f}"]
+                    for c, t, tf, r in land.top(3)]
+
+
+def test_top_default_is_ten_rows(capsys):
+    out = run_main(capsys, "top", "16", "4096", "4096")
+    rows = table_with(out, "(BM, BN, BK, warps, stages, GROUP_M)")
+    assert len(rows) == 10
+    assert rows[0][0] == str(landscape((16, 4096, 4096)).best.as_tuple())
+
+
+@pytest.mark.parametrize("cfg, shape", [((256, 128, 32, 8, 4, 1), SQUARE), ((16, 16, 128, 1, 4, 1), (16, 4096, 4096)),
+                                        ((64, 64, 32, 4, 1, 1), (1000, 3000, 700))])
+def test_explain_names_the_bottleneck(capsys, cfg, shape):
+    out = run_main(capsys, "explain", *map(str, cfg), *map(str, shape))
+    bd = explain(GemmConfig(*cfg), *shape)
+    rows = table_with(out, "项", "含义")
+    assert [r[0] for r in rows] == list(TERMS)
+    marked = [r[0] for r in rows if r[-1] == "◀ 瓶颈"]
+    assert marked == [bd.bottleneck]
+    for r in rows:
+        assert r[1] == TERMS[r[0]]
+        assert r[2] == render.fmt_time(getattr(bd, r[0]))
+    assert f"瓶颈：\u201c{TERMS[bd.bottleneck]}\u201d" in out
+    summary = dict(table_with(out, "量", "值"))
+    assert summary["总时间"] == render.fmt_time(bd.time_s)
+    assert summary["波数"] == str(bd.waves)
+
+
+def test_explain_reports_ties_with_the_bottleneck(capsys):
+    # on this config the tensor-core and shared-memory terms are equal (both 512 clocks per step)
+    out = run_main(capsys, "explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096")
+    bd = explain(GemmConfig(256, 128, 32, 8, 4, 1), *SQUARE)
+    assert bd.t_tc_s == pytest.approx(bd.t_smem_s, rel=1e-12)
+    assert "持平" in out
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+BAD = [  # arguments, what stderr must name
+    (["explain", "17", "128", "32", "8", "4", "1", "64", "64", "64"], "bm must be one of"),
+    (["explain", "256", "128", "32", "8", "4", "3", "64", "64", "64"], "group must be one of"),
+    (["explain", "256", "256", "128", "8", "5", "1", "4096", "4096", "4096"], "cannot launch"),
+    (["explain", "256", "128", "32", "8", "4", "1", "4096", "0", "4096"], "N must be a positive integer"),
+    (["explain", "256", "128", "32", "8", "4.5", "1", "64", "64", "64"], "argument STAGES"),
+    (["top", "0", "4096", "4096"], "M must be a positive integer"),
+    (["top", "16", "4096", "-7"], "K must be a positive integer"),
+    (["top", "abc", "4096", "4096"], "argument M"),
+    (["top", "16", "4096", "4096", "-n", "0"], "argument -n"),
+    (["demos", "5"], "argument N"),
+    (["top", "16", "4096"], "K"),
+    (["frobnicate"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize("args, names", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_exits_2_without_traceback(args, names):
+    proc = run_cli(*args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    assert names in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"]])
+def test_help(capsys, sub):
+    with pytest.raises(SystemExit) as exc:
+        main([*sub, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: schedlab")
+    if sub == ["explain"]:
+        assert "BM" in out and "STAGES" in out and "GROUP" in out
+
+
+# --- console helpers ----------------------------------------------------------------------
+
+
+def test_print_table_aligns_cjk_by_display_width():
+    rows = [("方阵 4096³（大 GEMM）", (256, 128, 32, 8, 4, 1), 149.0, "—"),
+            ("decode", (16, 16), 10.9, "慢"),
+            ("小的方阵（K 短）", "x", 5, "共享内存超过 227 KB")]
+    buf = io.StringIO()
+    print_table(["形状", "配置", "时间", "备注"], rows, file=buf)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 2 + len(rows)
+    spans = spans_of(lines[1])
+    assert len(spans) == 4
+    assert split_row(lines[0], spans) == ["形状", "配置", "时间", "备注"]
+    for line, row in zip(lines[2:], rows):
+        assert split_row(line, spans) == [str(c) for c in row]
+    # each column is exactly as wide as its widest cell
+    widths = [b - a for a, b in spans]
+    assert widths[0] == max(sum(max(wcwidth(ch), 0) for ch in str(r[0])) for r in rows)
+
+
+def test_print_table_right_aligns_numbers():
+    buf = io.StringIO()
+    print_table(["名字", "n"], [["甲", 1], ["乙", 1200]], file=buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[2].endswith("   1") and lines[3].endswith("1200")
+
+
+def test_print_table_rejects_ragged_rows():
+    with pytest.raises(ValueError, match="row 1"):
+        print_table(["a", "b"], [[1, 2], [3]], file=io.StringIO())
+
+
+def test_print_render_table_prints_title_then_table():
+    table = render.Table("标题", ("甲", "b"), [("1", "二")])
+    buf = io.StringIO()
+    print_render_table(table, file=buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "标题"
+    assert split_row(lines[3], spans_of(lines[2])) == ["1", "二"]
+
+
+TEXT = ("在 Halide / TVM 里，这些是调度原语的参数：split 的大小（块）、bind 到线程（warp 数）、cache_read 到共享内存"
+        "再加流水线（stages）、块的顺序（GROUP_M）。一个很长的词 supercalifragilisticexpialidocious_and_more 也要切开。")
+
+
+@pytest.mark.parametrize("width", [12, 20, 33, 60, 88])
+def test_wrap_respects_display_width_and_keeps_text(width):
+    lines = wrap(TEXT, width)
+    assert all(sum(max(wcwidth(ch), 0) for ch in line) <= width for line in lines)
+    assert "".join(lines).replace(" ", "") == TEXT.replace(" ", "")
+    if width >= 20:  # narrower than a word plus its brackets, the line-break rules cannot always hold
+        assert not any(line[0] in "，。、；：）" for line in lines)
+        assert not any(line[-1] in "（" for line in lines)
+
+
+def test_print_observations_numbers_and_indents():
+    buf = io.StringIO()
+    print_observations(["甲" * 30, "乙"], width=30, file=buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "" and lines[1] == "观察："
+    assert lines[2].startswith("  1. 甲") and lines[-1] == "  2. 乙"
+    for line in lines[2:]:
+        assert sum(max(wcwidth(ch), 0) for ch in line) <= 30
+    assert all(line.startswith("     甲") for line in lines[3:-1])
+
+
+# --- render -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seconds, text", [(149.04e-6, "149.0 µs"), (1.2345e-3, "1.23 ms"), (850e-9, "850 ns"),
+                                           (float("inf"), "—"), (float("nan"), "—"), (999.7e-9, "1.0 µs"),
+                                           (np.float64(5.93e-6), "5.9 µs"), (12.0, "12.00 s")])
+def test_fmt_time(seconds, text):
+    assert render.fmt_time(seconds) == text
+
+
+@pytest.mark.parametrize("bad", ["1 ms", None, True])
+def test_fmt_time_rejects_non_numbers(bad):
+    with pytest.raises(ValueError):
+        render.fmt_time(bad)
+
+
+def test_table_to_html_escapes_everything():
+    html = render.Table("a<b & c", ("<th>",), [('"x" & <y>',)]).to_html()
+    assert "<th>&lt;th&gt;</th>" in html
+    assert "<td>&quot;x&quot; &amp; &lt;y&gt;</td>" in html
+    assert "<caption>a&lt;b &amp; c</caption>" in html
+    assert html.count("<tr>") == 2
+
+
+def test_table_requires_strings():
+    with pytest.raises(ValueError, match="str"):
+        render.Table("t", ("a",), [(1.0,)])
+
+
+def test_transfer_table_marks_configs_that_cannot_launch():
+    tr = transfer(LECTURE_SHAPES[:2])
+    inf = tr.matrix.copy()
+    inf[0, 1] = np.inf
+    table = render.transfer_table(type(tr)(tr.shapes, tr.optima, tr.best_time_s, tr.best_tflops, inf))
+    assert table.rows[0][2] == "—"
+    assert table.rows[1][1] == f"{tr.matrix[1, 0]:.2f}"
+
+
+def test_sensitivity_table_for_a_base_that_is_not_the_optimum():
+    base = GemmConfig(128, 128, 64, 4, 3, 8)
+    sens = sensitivity(SQUARE, base)
+    row = dict(render.sensitivity_table(sens).rows)["GROUP_M"]
+    assert row.split()[-1].endswith("*") and row.split()[-1].startswith("8:")
+    assert sum(cell.endswith("*") for r in render.sensitivity_table(sens).rows for cell in r[1].split()) == 6
+
+
+def test_breakdown_table_shares_relative_to_the_step():
+    bd = explain(GemmConfig(64, 64, 32, 4, 1, 1), 1000, 3000, 700)
+    table = render.breakdown_table(bd)
+    for row in table.rows:
+        assert row[3] == render.fmt_percent(getattr(bd, row[0]) / bd.t_step_s)
+    assert sum(r[-1] == "◀ 瓶颈" for r in table.rows) == 1
+
+
+def test_tables_render_in_notebooks():
+    table = render.knob_table()
+    assert table._repr_html_() == table.to_html()
+    assert table.to_html().count("<tr>") == 1 + len(table.rows)
