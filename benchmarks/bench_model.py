@@ -1,0 +1,133 @@
+"""Time the vectorised cost model against the seed's scalar loop, and the console command.
+
+Run from the repository root::
+
+    python benchmarks/bench_model.py [--repeats N]
+
+For each lecture shape it prices all launchable configurations two ways,
+(a) ``evaluate(arr, M, N, K)`` in one numpy pass and (b) ``[gemm_time(c, M, N, K) for c in configs]``,
+cold (model caches cleared before every repeat) and warm (caches filled by a previous call),
+checks that both give bit-identical times, and prints best-of-N wall times, the
+scalar/vector ratio and configurations per second. Finally it times ``python -m schedlab``
+as a subprocess when ``schedlab/__main__.py`` exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from wcwidth import wcswidth
+
+import schedlab.model as model
+from schedlab import H100_TC, all_configs, evaluate, gemm_time
+from schedlab.analysis import LECTURE_SHAPES
+from schedlab.space import config_array, launch_checks
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def clear_caches() -> None:
+    model.hbm_bytes.cache_clear()
+    model._launch_order.cache_clear()
+
+
+def best_of(fn, repeats: int, cold: bool) -> tuple[float, object]:
+    """Best wall time of ``repeats`` calls of ``fn`` (caches cleared before each call when ``cold``)."""
+    best, result = float("inf"), None
+    if not cold:
+        result = fn()  # fill the caches
+    for _ in range(repeats):
+        if cold:
+            clear_caches()
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def launchable():
+    configs = all_configs()
+    arr = config_array(configs)
+    checks = launch_checks(arr, H100_TC)
+    ok = ~(checks["smem"] | checks["mma"] | checks["registers"])
+    return [c for c, good in zip(configs, ok) if good], arr[ok]
+
+
+def ljust(text: str, width: int) -> str:
+    """Left-justify by display width (the shape names are Chinese, two columns per character)."""
+    return text + " " * max(0, width - wcswidth(text))
+
+
+def fmt_s(seconds: float) -> str:
+    return f"{seconds * 1e3:9.2f} ms"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="best of N for the vectorised core (default 5)")
+    parser.add_argument("--scalar-repeats", type=int, default=2, help="best of N for the scalar loop (default 2)")
+    parser.add_argument("--cli-repeats", type=int, default=3, help="best of N for python -m schedlab (default 3)")
+    args = parser.parse_args(argv)
+
+    configs, arr = launchable()
+    n = len(configs)
+    print(f"schedlab model benchmark: {n} launchable configs, numpy {np.__version__}, "
+          f"python {sys.version.split()[0]}, best of {args.repeats} (vector) / {args.scalar_repeats} (scalar)")
+    print()
+    header = (f"{'shape':<30}{'mode':<6}{'vector evaluate':>17}{'scalar loop':>15}{'ratio':>9}"
+              f"{'vector cfg/s':>15}{'scalar cfg/s':>15}  identical")
+    print(header)
+    print("-" * len(header))
+
+    all_identical = True
+    totals = {"cold": [0.0, 0.0], "warm": [0.0, 0.0]}
+    for shape in LECTURE_SHAPES:
+        M, N, K = shape.mnk
+        for mode in ("cold", "warm"):
+            cold = mode == "cold"
+            t_vec, vec = best_of(lambda: evaluate(arr, M, N, K).time_s, args.repeats, cold)
+            t_sca, sca = best_of(lambda: [gemm_time(c, M, N, K) for c in configs], args.scalar_repeats, cold)
+            identical = np.array_equal(vec, np.array(sca))
+            all_identical &= identical
+            totals[mode][0] += t_vec
+            totals[mode][1] += t_sca
+            label = f"{shape.short} {M}x{N}x{K}"
+            print(f"{ljust(label, 30)}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
+                  f"{t_sca / t_vec:>8.0f}x{n / t_vec:>15,.0f}{n / t_sca:>15,.0f}  {'yes' if identical else 'NO'}")
+    print("-" * len(header))
+    for mode, (t_vec, t_sca) in totals.items():
+        k = len(LECTURE_SHAPES) * n
+        print(f"{'all four shapes':<30}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
+              f"{t_sca / t_vec:>8.0f}x{k / t_vec:>15,.0f}{k / t_sca:>15,.0f}")
+    print()
+
+    main_py = ROOT / "schedlab" / "__main__.py"
+    if main_py.exists():
+        env = dict(os.environ, PYTHONIOENCODING="utf-8")
+        cmd = [sys.executable, "-m", "schedlab"]
+        best, rc = float("inf"), None
+        for _ in range(args.cli_repeats):
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            best = min(best, time.perf_counter() - t0)
+            rc = proc.returncode
+            if rc != 0:
+                break
+        status = "ok" if rc == 0 else f"exit code {rc}: {proc.stderr.decode(errors='replace').strip()[-200:]}"
+        print(f"python -m schedlab (subprocess, best of {args.cli_repeats}): {best:.3f} s  [{status}]")
+    else:
+        print("python -m schedlab: skipped (schedlab/__main__.py does not exist yet)")
+
+    print()
+    print("vector and scalar times identical on every shape:", "yes" if all_identical else "NO")
+    return 0 if all_identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""Hypothesis properties of the cost model: physics every configuration must obey.
+
+Each test states why the property must hold on a real GPU, not just in this model.
+A failing property is a bug in the model (or a deliberate modelling choice that the
+docs must then state); the properties are never weakened to make them pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import schedlab.model as model
+from schedlab import H100_TC, GemmConfig, evaluate, gemm_time
+from schedlab.model import TERMS
+
+from .strategies import (
+    config_subsets,
+    configs,
+    dims,
+    hardware,
+    launchable_configs,
+    shapes,
+    unlaunchable_configs,
+)
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MEDIUM = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: How much a dimension grows in the monotonicity properties: small steps cross tile,
+#: k-step and wave boundaries one at a time; large ones change the grid wholesale.
+growth = st.one_of(st.integers(1, 16), st.integers(1, 4096))
+
+
+# --- launchability --------------------------------------------------------------------------
+
+
+class TestLaunchability:
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), hw=hardware())
+    def test_launchable_time_is_finite_and_positive(self, cfg, shape, hw):
+        """A kernel that launches does some work in some time: neither zero nor unbounded."""
+        t = gemm_time(cfg, *shape, hw)
+        assert math.isfinite(t) and t > 0, (cfg, shape, t)
+
+    @FAST
+    @given(cfg=unlaunchable_configs, shape=shapes())
+    def test_unlaunchable_time_is_inf(self, cfg, shape):
+        """A kernel that cannot launch never finishes: its time is +inf, whatever the shape."""
+        assert gemm_time(cfg, *shape) == math.inf
+
+    @FAST
+    @given(cfg=configs, shape=shapes())
+    def test_launchable_flag_matches_finite_time(self, cfg, shape):
+        """Pruning does not depend on the shape: ``launchable`` is exactly ``time < inf``."""
+        terms = evaluate([cfg], *shape)
+        assert bool(terms.launchable[0]) == math.isfinite(terms.time_s[0])
+
+
+# --- roofline -------------------------------------------------------------------------------
+
+
+class TestRoofline:
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), hw=hardware())
+    def test_never_faster_than_peak_compute(self, cfg, shape, hw):
+        """2MNK FLOP cannot be done faster than the chip's dense tensor-core peak allows."""
+        M, N, K = shape
+        t = gemm_time(cfg, M, N, K, hw)
+        assert t >= 2 * M * N * K / hw.peak_flops, (cfg, shape)
+
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), hw=hardware())
+    def test_never_faster_than_compulsory_hbm_traffic(self, cfg, shape, hw):
+        """A, B must be read and C written at least once: (MK + KN + MN) * 2 B over HBM bandwidth."""
+        M, N, K = shape
+        t = gemm_time(cfg, M, N, K, hw)
+        compulsory = (M * K + K * N + M * N) * hw.bytes_per_element
+        assert t >= compulsory / hw.hbm_bw_bytes_per_s, (cfg, shape)
+
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes())
+    def test_hbm_bytes_at_least_compulsory(self, cfg, shape):
+        """The replayed launch order reads every panel at least once and writes C once."""
+        M, N, K = shape
+        b = evaluate([cfg], M, N, K).bytes_hbm[0]
+        assert b >= (M * K + K * N + M * N) * H100_TC.bytes_per_element
+
+
+# --- monotonicity in the problem size -------------------------------------------------------
+
+
+def _grow(shape, axis, d):
+    s = list(shape)
+    s[axis] += d
+    return tuple(s)
+
+
+def _assert_not_faster(cfg, small, large):
+    t_small, t_large = gemm_time(cfg, *small), gemm_time(cfg, *large)
+    assert t_small <= t_large, f"{cfg.as_tuple()}: {small} takes {t_small!r} s but larger {large} takes {t_large!r} s"
+
+
+class TestMonotoneInShape:
+    """More work never takes less time: each of M, N, K grown alone, the config fixed."""
+
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), d=growth)
+    def test_time_non_decreasing_in_M(self, cfg, shape, d):
+        """Extra rows of C add blocks (or fill padded rows): no resource gets less to do."""
+        _assert_not_faster(cfg, shape, _grow(shape, 0, d))
+
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), d=growth)
+    # Found by a vectorised search over all launchable configs (random sampling rarely hits it):
+    # 131 column tiles make a 132-block wave span two A row panels, so its footprint
+    # 2 * 778240 + 131 * 389120 = 52531200 B just exceeds the 52428800 B L2, nothing survives and
+    # every wave re-reads its B panels; at 132 tiles a wave is exactly one row and everything fits.
+    @example(cfg=GemmConfig(256, 128, 32, 8, 4, 1), shape=(512, 16768, 1520), d=1)
+    def test_time_non_decreasing_in_N(self, cfg, shape, d):
+        """Extra columns of C add blocks (or fill padded columns): no resource gets less to do."""
+        _assert_not_faster(cfg, shape, _grow(shape, 1, d))
+
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), d=growth)
+    def test_time_non_decreasing_in_K(self, cfg, shape, d):
+        """A deeper reduction adds k-steps and operand bytes to every block."""
+        _assert_not_faster(cfg, shape, _grow(shape, 2, d))
+
+
+# --- GROUP_M is a launch order, not work ----------------------------------------------------
+
+
+class TestGroupM:
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes())
+    def test_group_never_changes_the_work(self, cfg, shape):
+        """GROUP_M only permutes which block runs when: grid, occupancy, waves, k-steps and the
+        padded tile FLOP (hence the tensor-core term) are the same for every group value."""
+        variants = [dataclasses.replace(cfg, group=g) for g in (1, 4, 8)]
+        t = evaluate(variants, *shape)
+        assert t.launchable.all()
+        for name in ("blocks", "blocks_per_sm", "waves", "k_steps"):
+            assert np.all(getattr(t, name) == getattr(t, name)[0]), name
+        padded_flop = 2 * t.blocks * cfg.bm * cfg.bn * cfg.bk * t.k_steps
+        assert np.all(padded_flop == padded_flop[0])
+        assert np.all(t.t_tc_s == t.t_tc_s[0])
+        assert np.all(t.t_smem_s == t.t_smem_s[0])
+
+
+# --- determinism and scalar/vector agreement ------------------------------------------------
+
+
+def _fields_equal(a, b):
+    return all(
+        np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True)
+        for f in dataclasses.fields(a)
+    )
+
+
+class TestDeterminismAndAgreement:
+    @FAST
+    @given(cfg=configs, shape=shapes(), hw=hardware())
+    def test_same_inputs_same_output(self, cfg, shape, hw):
+        """The model is a pure function: repeated calls, with or without the caches, agree exactly."""
+        first = gemm_time(cfg, *shape, hw)
+        assert gemm_time(cfg, *shape, hw) == first
+        e1 = evaluate([cfg], *shape, hw)
+        model.hbm_bytes.cache_clear()
+        model._launch_order.cache_clear()
+        e2 = evaluate([cfg], *shape, hw)
+        assert _fields_equal(e1, e2)
+        assert e2.time_s[0] == first
+
+    @MEDIUM
+    @given(cfgs=config_subsets(), shape=shapes())
+    def test_scalar_equals_vector_exactly(self, cfgs, shape):
+        """gemm_time is documented as a thin wrapper over evaluate: the same float, bit for bit."""
+        vector = evaluate(cfgs, *shape).time_s
+        scalar = [gemm_time(c, *shape) for c in cfgs]
+        assert vector.tolist() == scalar
+
+    @FAST
+    @given(cfgs=config_subsets(min_size=2), shape=shapes(), data=st.data())
+    def test_batch_composition_does_not_matter(self, cfgs, shape, data):
+        """A configuration's price cannot depend on which other configurations share the batch."""
+        perm = data.draw(st.permutations(range(len(cfgs))))
+        whole = evaluate(cfgs, *shape)
+        shuffled = evaluate([cfgs[i] for i in perm], *shape)
+        for name in ("time_s", "bytes_hbm", "t_step_s", *TERMS):
+            assert np.array_equal(getattr(shuffled, name), getattr(whole, name)[list(perm)], equal_nan=True), name
+
+    @FAST
+    @given(cfgs=config_subsets(), shape=shapes())
+    def test_array_input_equals_config_input(self, cfgs, shape):
+        """An (n, 6) int array of knob rows is the same input as the GemmConfig objects."""
+        arr = np.array([c.as_tuple() for c in cfgs], dtype=np.int64)
+        assert _fields_equal(evaluate(arr, *shape), evaluate(cfgs, *shape))
+
+
+@FAST
+@given(M=dims(), N=dims(), K=dims())
+def test_some_config_launches_for_every_shape(M, N, K):
+    """Launchability is a property of the kernel, not of the shape: the best is always finite."""
+    assert np.isfinite(evaluate([GemmConfig(64, 64, 32, 4, 3, 8)], M, N, K).time_s[0])

@@ -1,0 +1,213 @@
+"""Bad input is refused with a ValueError whose message names the offending argument."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from schedlab import H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, reasons
+from schedlab.space import check_shape, config_array
+
+GOOD = (256, 128, 32, 8, 4, 1)
+SQUARE = (4096, 4096, 4096)
+KNOBS = ("bm", "bn", "bk", "warps", "stages", "group")
+
+
+def _with(position, value):
+    values = list(GOOD)
+    values[position] = value
+    return values
+
+
+# --- GemmConfig ---------------------------------------------------------------------------
+
+
+class TestGemmConfigValues:
+    def test_bm_outside_space_names_knob_and_allowed_values(self):
+        with pytest.raises(ValueError) as info:
+            GemmConfig(48, 128, 32, 8, 4, 1)
+        msg = str(info.value)
+        assert "bm" in msg and "48" in msg
+        assert "(16, 32, 64, 128, 256)" in msg
+
+    @pytest.mark.parametrize(
+        "position, bad",
+        [(0, 8), (1, 512), (2, 256), (3, 16), (4, 0), (4, 6), (5, 2), (5, -1)],
+    )
+    def test_every_knob_outside_space(self, position, bad):
+        with pytest.raises(ValueError, match=KNOBS[position]):
+            GemmConfig(*_with(position, bad))
+
+    @pytest.mark.parametrize(
+        "position, bad",
+        [(0, 64.0), (0, "64"), (0, True), (0, None), (0, 64 + 0j), (0, [64]),
+         (2, 32.0), (2, "32"), (2, True), (2, None)],
+    )
+    def test_non_integers_refused(self, position, bad):
+        with pytest.raises(ValueError, match=KNOBS[position]):
+            GemmConfig(*_with(position, bad))
+
+    def test_bool_refused_even_where_its_int_value_would_be_allowed(self):
+        # True == 1 is a valid warps / stages / group value, but a bool is not a knob value
+        for position in (3, 4, 5):
+            with pytest.raises(ValueError, match=KNOBS[position]):
+                GemmConfig(*_with(position, True))
+
+    @pytest.mark.parametrize("kind", [np.int16, np.int32, np.int64, np.uint16, np.uint64])
+    def test_numpy_integers_accepted(self, kind):
+        cfg = GemmConfig(*(kind(v) for v in GOOD))
+        assert cfg == GemmConfig(*GOOD)
+
+    def test_numpy_float_refused(self):
+        with pytest.raises(ValueError, match="bm"):
+            GemmConfig(np.float64(256), 128, 32, 8, 4, 1)
+
+    def test_missing_argument_is_a_type_error(self):
+        with pytest.raises(TypeError):
+            GemmConfig(256, 128, 32, 8, 4)
+
+
+# --- shapes -------------------------------------------------------------------------------
+
+
+BAD_DIMS = [0, -1, 1.5, True, "16", None, 16.0, np.float64(16)]
+
+
+class TestShape:
+    @pytest.mark.parametrize("bad", BAD_DIMS)
+    @pytest.mark.parametrize("axis, name", [(0, "M"), (1, "N"), (2, "K")])
+    def test_gemm_time_names_the_dimension(self, axis, name, bad):
+        shape = list(SQUARE)
+        shape[axis] = bad
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            gemm_time(GemmConfig(*GOOD), *shape)
+
+    @pytest.mark.parametrize("axis, name", [(0, "M"), (1, "N"), (2, "K")])
+    def test_evaluate_and_explain_name_the_dimension(self, axis, name):
+        shape = list(SQUARE)
+        shape[axis] = 0
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            evaluate([GemmConfig(*GOOD)], *shape)
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            explain(GemmConfig(*GOOD), *shape)
+
+    def test_first_bad_dimension_is_named(self):
+        with pytest.raises(ValueError, match=r"^M "):
+            check_shape(0, -1, "x")
+
+    @pytest.mark.parametrize("kind", [np.int32, np.int64, np.uint32])
+    def test_numpy_integer_dimensions_accepted(self, kind):
+        t = gemm_time(GemmConfig(*GOOD), *(kind(d) for d in SQUARE))
+        assert t == gemm_time(GemmConfig(*GOOD), *SQUARE)
+
+    def test_smallest_shape_accepted(self):
+        assert np.isfinite(gemm_time(GemmConfig(*GOOD), 1, 1, 1))
+
+
+# --- configs given to evaluate() ----------------------------------------------------------
+
+
+class TestEvaluateConfigs:
+    def test_int_array_with_value_outside_space(self):
+        arr = np.array([GOOD, _with(0, 48)], dtype=np.int64)
+        with pytest.raises(ValueError, match="bm") as info:
+            evaluate(arr, *SQUARE)
+        assert "48" in str(info.value)
+
+    @pytest.mark.parametrize("position", range(6))
+    def test_bad_value_in_each_column(self, position):
+        arr = np.array([GOOD, GOOD, _with(position, 7)], dtype=np.int32)  # 7 is in no column
+        with pytest.raises(ValueError, match=KNOBS[position]):
+            evaluate(arr, *SQUARE)
+
+    def test_float_array_refused(self):
+        with pytest.raises(ValueError, match="bm"):
+            evaluate(np.array([GOOD], dtype=float), *SQUARE)
+
+    def test_list_of_rows_with_string(self):
+        with pytest.raises(ValueError, match="bk"):
+            evaluate([GOOD, _with(2, "32")], *SQUARE)
+
+    def test_list_of_rows_with_bool(self):
+        with pytest.raises(ValueError, match="group"):
+            evaluate([_with(5, True)], *SQUARE)
+
+    def test_bool_array_refused(self):
+        with pytest.raises(ValueError):
+            evaluate(np.ones((1, 6), dtype=bool), *SQUARE)
+
+    @pytest.mark.parametrize("shape", [(3, 5), (6,), (1, 7), (2, 3, 6)])
+    def test_wrong_array_shape(self, shape):
+        with pytest.raises(ValueError, match="columns"):
+            evaluate(np.full(shape, 16, dtype=np.int64), *SQUARE)
+
+    def test_flat_tuple_of_knobs_is_a_value_error(self):
+        """One config's knob values passed without the outer list: a wrong-shape input,
+        which config_array documents as a ValueError (as it is for the same data as an array)."""
+        with pytest.raises(ValueError, match="columns"):
+            evaluate(GOOD, *SQUARE)
+        with pytest.raises(ValueError, match="columns"):
+            config_array(list(GOOD))
+
+    def test_mixed_rows_and_configs_accepted(self):
+        t = evaluate([GemmConfig(*GOOD), GOOD, np.array(GOOD)], *SQUARE).time_s
+        assert t[0] == t[1] == t[2]
+
+    def test_empty_list_gives_empty_result(self):
+        t = evaluate([], *SQUARE)
+        assert t.time_s.shape == (0,)
+
+    def test_gemm_time_and_explain_want_a_gemmconfig(self):
+        with pytest.raises(ValueError, match="GemmConfig"):
+            gemm_time(GOOD, *SQUARE)
+        with pytest.raises(ValueError, match="GemmConfig"):
+            explain(GOOD, *SQUARE)
+
+
+# --- explain on an unlaunchable config ----------------------------------------------------
+
+
+class TestExplainUnlaunchable:
+    def test_lists_every_reason(self):
+        cfg = GemmConfig(256, 256, 128, 8, 5, 1)  # shared memory and registers both overflow
+        with pytest.raises(ValueError) as info:
+            explain(cfg, *SQUARE)
+        msg = str(info.value)
+        assert str(cfg.as_tuple()) in msg
+        for r in reasons(cfg):
+            assert r.message in msg
+        assert len(reasons(cfg)) == 2
+
+    def test_mma_reason(self):
+        cfg = GemmConfig(16, 16, 16, 8, 1, 1)
+        with pytest.raises(ValueError, match="mma"):
+            explain(cfg, *SQUARE)
+
+
+# --- Hardware -----------------------------------------------------------------------------
+
+
+NUMERIC_FIELDS = [f.name for f in dataclasses.fields(Hardware) if f.name != "name"]
+
+
+class TestHardware:
+    @pytest.mark.parametrize("field", NUMERIC_FIELDS)
+    @pytest.mark.parametrize("bad", [0, -1])
+    def test_non_positive_field(self, field, bad):
+        with pytest.raises(ValueError, match=field):
+            dataclasses.replace(H100_TC, **{field: bad})
+
+    @pytest.mark.parametrize("bad", [True, "1", None, float("nan")])
+    def test_non_number_field(self, bad):
+        with pytest.raises(ValueError, match="clock_hz"):
+            dataclasses.replace(H100_TC, clock_hz=bad)
+
+    def test_smem_limit_above_smem_per_sm(self):
+        with pytest.raises(ValueError, match="smem_limit"):
+            dataclasses.replace(H100_TC, smem_limit=H100_TC.smem_per_sm + 1)
+
+    def test_frozen(self):
+        with pytest.raises(AttributeError):
+            H100_TC.n_sm = 1
