@@ -144,8 +144,10 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     -----
     Blocks run ``per_wave`` at a time in launch order. Within a wave each A row-panel
     (``rows x K``) and B column-panel (``K x cols``) it touches is read from HBM once.
-    A panel the previous wave also touched is still in L2 if the previous wave's
-    panels fit in L2 (survival rule); otherwise it is read again. C is written once.
+    A panel the previous wave also touched is still in L2 with probability
+    ``min(1, l2_bytes / footprint)``, where the footprint is the bytes of all panels the
+    previous wave touched (survival rule: everything stays when it fits; when it does not,
+    the part that fits stays, as under random replacement). C is written once.
 
     Examples
     --------
@@ -164,10 +166,13 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     touched_a[wave, pid_m] = True
     touched_b[wave, pid_n] = True
     footprint = touched_a @ a_bytes + touched_b @ b_bytes
-    survives = np.concatenate([[False], footprint[:-1] <= hw.l2_bytes])[:, None]
-    missed_a = touched_a & ~(np.vstack([np.zeros((1, grid_m), bool), touched_a[:-1]]) & survives)
-    missed_b = touched_b & ~(np.vstack([np.zeros((1, grid_n), bool), touched_b[:-1]]) & survives)
-    return float((missed_a @ a_bytes).sum() + (missed_b @ b_bytes).sum() + M * N * elt)
+    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
+    kept = np.concatenate([[0.0], np.minimum(1.0, hw.l2_bytes / footprint[:-1])])
+    reused_a = touched_a & np.vstack([np.zeros((1, grid_m), bool), touched_a[:-1]])
+    reused_b = touched_b & np.vstack([np.zeros((1, grid_n), bool), touched_b[:-1]])
+    read_a = touched_a @ a_bytes - kept * (reused_a @ a_bytes)
+    read_b = touched_b @ b_bytes - kept * (reused_b @ b_bytes)
+    return float(read_a.sum() + read_b.sum() + M * N * elt)
 
 
 def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:

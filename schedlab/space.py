@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
@@ -100,7 +100,7 @@ class GemmConfig:
 
     def as_tuple(self) -> tuple[int, int, int, int, int, int]:
         """The knob values in ``SPACE`` order."""
-        return astuple(self)
+        return (self.bm, self.bn, self.bk, self.warps, self.stages, self.group)
 
     @property
     def warp_tile(self) -> tuple[int, int]:
@@ -137,8 +137,14 @@ def config_array(configs) -> np.ndarray:
         configs = [configs]
     if isinstance(configs, np.ndarray) and configs.dtype != object:
         arr = configs
+    elif all(isinstance(c, GemmConfig) for c in configs):  # validated when built
+        return np.array([c.as_tuple() for c in configs], dtype=np.int64).reshape(-1, len(KNOB_NAMES))
     else:
-        rows = [c.as_tuple() if isinstance(c, GemmConfig) else tuple(c) for c in configs]
+        try:
+            rows = [c.as_tuple() if isinstance(c, GemmConfig) else tuple(c) for c in configs]
+        except TypeError:
+            raise ValueError(f"configs must be GemmConfigs or rows with {len(KNOB_NAMES)} columns "
+                             f"{KNOB_NAMES}, got {configs!r}") from None
         arr = np.array(rows, dtype=object).reshape(len(rows), -1) if rows else np.zeros((0, 6), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != len(KNOB_NAMES):
         raise ValueError(f"configs must have {len(KNOB_NAMES)} columns {KNOB_NAMES}, got shape {arr.shape}")

@@ -157,9 +157,12 @@ class TestHbmBytes:
     WIDE = (2048, 16896, 4096)
 
     def test_group_1_overflows_l2(self):
-        # group 1: wave w is row w with all 132 columns; footprint 2 + 132 = 134 MiB > 50 MiB, nothing
-        # survives, so every wave re-reads all 132 B panels: 8 * (2 + 132) + 66 = 1138 MiB
-        assert hbm_bytes(*self.WIDE, 256, 128, 1, 132) == 1138 * MiB
+        # group 1: wave w is row w with all 132 columns; footprint 2 + 132 = 134 MiB > 50 MiB, so only
+        # 50/134 of the previous wave's panels survive. Each wave reads its own A panel (8 * 2 MiB); wave 0
+        # reads all 132 B panels, waves 1..7 re-read the 84/134 of them that were evicted; C 66 MiB:
+        # 16 + 132 + 7 * 132 * 84 / 134 + 66 = 793.2 MiB (vs 214 MiB with group 8 below)
+        expected_mib = 16 + 132 + 7 * 132 * 84 / 134 + 66
+        assert hbm_bytes(*self.WIDE, 256, 128, 1, 132) == pytest.approx(expected_mib * MiB, rel=1e-12)
 
     def test_group_8_fits_l2(self):
         # group 8: all 8 rows form one group; pid -> (pid % 8, pid // 8), so a wave is 8 rows x 16.5 columns,
@@ -174,14 +177,23 @@ class TestHbmBytes:
         # 2 * (8 + 132) + 66 = 346 MiB
         assert hbm_bytes(*self.WIDE, 256, 128, 4, 132) == 346 * MiB
 
+    # Twice as wide: N = 33792 = 264 * 128, grid 8 x 264 = 2112 blocks = 16 waves of 132; C = 132 MiB.
+    WIDER = (2048, 33792, 4096)
+
     def test_grouping_turns_hbm_bound_into_compute_bound(self):
-        # group 1: 1138 MiB / (8 waves * 128 steps * 3.35e12 B/s) = 348 ns per step > t_tc 512 clk = 280 ns
-        # group 8: 214 MiB -> 65 ns per step; the tensor cores bind again
-        g1, g8 = (explain(dataclasses.replace(BEST, group=g), *self.WIDE) for g in (1, 8))
-        assert g1.t_hbm_s == pytest.approx(1138 * MiB / (8 * 128 * 3.35e12), rel=1e-12)
+        # group 1: wave w is half a row (row w // 2, 132 columns): footprint 2 + 132 = 134 MiB > 50 MiB, so
+        # 50/134 of the previous wave's panels survive. Consecutive halves of one row share only the A panel
+        # (8 times); the B halves never repeat back to back. Reads: 16 * 134 - 8 * 2 * 50/134 MiB, C 132 MiB.
+        # Per step: that / (16 waves * 128 steps * 3.35e12 B/s) = 347 ns > t_tc = 512 clk = 280 ns.
+        # group 8: a wave is 8 rows x 16.5 columns (33 MiB, fits): A 16 + B 264 + C 132 = 412 MiB -> 63 ns.
+        g1_mib = 16 * 134 - 8 * 2 * 50 / 134 + 132
+        g1, g8 = (explain(dataclasses.replace(BEST, group=g), *self.WIDER) for g in (1, 8))
+        assert g1.bytes_hbm == pytest.approx(g1_mib * MiB, rel=1e-12)
+        assert g8.bytes_hbm == 412 * MiB
+        assert g1.t_hbm_s == pytest.approx(g1_mib * MiB / (16 * 128 * 3.35e12), rel=1e-12)
         assert (g1.bottleneck, g8.bottleneck) == ("t_hbm_s", "t_tc_s")
         assert g8.time_s < g1.time_s
-        # g1 per-wave time ~ 128 * 348 ns, g8 ~ 128 * 280 ns: 348 / 280 = 1.24 (less fill and epilogue)
+        # g1 per-wave time ~ 128 * 347 ns, g8 ~ 128 * 280 ns: 347 / 280 = 1.24 (less fill and epilogue)
         assert g1.time_s / g8.time_s == pytest.approx(g1.t_hbm_s / g8.t_tc_s, rel=0.02)
 
     def test_group_4_changes_nothing_on_the_square(self):
@@ -279,9 +291,9 @@ class TestHardwarePerturbation:
             assert np.all(perturbed >= land.time_s)
 
     def test_slower_hbm_hurts_the_hbm_bound_kernel_most(self):
-        # the group-1 wide case is HBM bound (348 ns/step vs 280 ns compute): halving HBM bandwidth
-        # doubles its step to ~696 ns; the group-8 order (65 ns/step of HBM) still runs at compute speed
-        wide = TestHbmBytes.WIDE
+        # the group-1 wider case is HBM bound (347 ns/step vs 280 ns compute): halving HBM bandwidth
+        # doubles its step to ~694 ns; the group-8 order (63 ns/step of HBM) still runs at compute speed
+        wide = TestHbmBytes.WIDER
         slow = _scaled(hbm_bw_bytes_per_s=0.5)
         g1, g8 = (dataclasses.replace(BEST, group=g) for g in (1, 8))
         assert gemm_time(g1, *wide, slow) / gemm_time(g1, *wide) == pytest.approx(2.0, rel=0.03)
