@@ -22,6 +22,7 @@ extensions = [
     "myst_nb",
     "sphinx.ext.doctest",
     "sphinx_copybutton",
+    "sphinx_exercise",  # exercises with solutions in dropdowns, code cells allowed inside
     "sphinx-mathjax-offline",  # MathJax served from _static: no CDN at view time
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
@@ -52,6 +53,8 @@ nb_output_stderr = "warn"  # stderr in a cell (e.g. a missing glyph) becomes a w
 nb_render_markdown_format = "myst"
 nb_ipywidgets_js = {}  # no widget JavaScript from a CDN
 nb_merge_streams = True
+nb_code_prompt_show = "显示代码"  # label of collapsed (hide-input) cells, in the pages' language
+nb_code_prompt_hide = "隐藏代码"
 
 # -- Doctest (`make doctest`) -------------------------------------------------------------
 doctest_global_setup = "import schedlab"
@@ -65,8 +68,8 @@ html_theme_options = {
     "home_page_in_toc": True,
 }
 html_context = {"default_mode": "light"}  # no "invalid theme mode" console error on first visit
-html_static_path = ["_static"]
-html_favicon = "_static/favicon.svg"
+html_static_path = ["book/_static"]
+html_favicon = "book/_static/favicon.svg"
 html_last_updated_fmt = None
 html_show_sourcelink = True
 html_copy_source = True
@@ -85,5 +88,9 @@ def _offer_notebook_download(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    # sphinx-mathjax-offline only copies files when the build finishes; it is safe in parallel
+    # but does not say so, and -W would turn Sphinx's "assuming it isn't" into an error.
+    mathjax = app.extensions["sphinx-mathjax-offline"]
+    mathjax.parallel_read_safe = mathjax.parallel_write_safe = True
     # before sphinx_book_theme's header buttons (priority 501)
     app.connect("html-page-context", _offer_notebook_download, priority=500)
