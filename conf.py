@@ -46,6 +46,14 @@ SCHEDLAB_HASH = _digest.hexdigest()[:16]
 
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(ROOT / "_build" / ".jupyter_cache" / SCHEDLAB_HASH)
+# Caches of older package sources can never be hit again: drop them.
+for _stale in (ROOT / "_build" / ".jupyter_cache").glob("*"):
+    if _stale.name != SCHEDLAB_HASH and _stale.is_dir():
+        shutil.rmtree(_stale, ignore_errors=True)
+# Create the cache database here, once: with -j, parallel readers would race to create its tables.
+from jupyter_cache import get_cache  # noqa: E402
+
+get_cache(nb_execution_cache_path).list_cache_records()
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True  # a failing cell fails the build ...
 nb_execution_show_tb = True  # ... with its traceback in the log
@@ -87,7 +95,19 @@ def _offer_notebook_download(app, pagename, templatename, context, doctree):
         context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+def _chinese_search_with_its_stemmer():
+    """Sphinx 9's zh search ships english-stemmer.js but names ``ChineseStemmer`` in language_data.js,
+    a ReferenceError on every page; name the stemmer it actually ships."""
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseEnglishStemmer(SearchChinese):
+        language_name = "English"  # only used to name the JS stemmer (and in a log line)
+
+    return SearchChineseEnglishStemmer
+
+
 def setup(app):
+    app.add_search_language(_chinese_search_with_its_stemmer())
     # sphinx-mathjax-offline only copies files when the build finishes; it is safe in parallel
     # but does not say so, and -W would turn Sphinx's "assuming it isn't" into an error.
     mathjax = app.extensions["sphinx-mathjax-offline"]

@@ -53,7 +53,7 @@ def test_page_renders_offline_without_errors(server, browser, page):
     tab.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) else None)
     response = tab.goto(f"{server}/{page}.html", wait_until="networkidle")
     assert response.status == 200
-    assert tab.locator("h1").count() == 1
+    assert tab.locator("article h1").count() == 1
     assert tab.locator("article").inner_text().strip()
     broken = tab.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
     assert not broken, f"images that did not load: {broken}"

@@ -1,12 +1,15 @@
 """The built site: every page executed cleanly, with its tables, figures, downloads and search terms."""
 
+import html
 import json
 import re
 
 import jieba
 import pytest
 
-from tests.site_build import EXECUTED, PAGES, built_site  # noqa: F401  (fixture)
+from tests.site_build import PAGES, ROOT, built_site  # noqa: F401  (fixture)
+
+BOOK = ROOT / "book"
 
 #: Pages that teach with figures and tables (the index only introduces).
 CONTENT_PAGES = tuple(p for p in PAGES if p != "index")
@@ -74,25 +77,38 @@ def test_chinese_words_are_searchable(built_site, word):
     assert any(p in terms for p in pieces), f"{word} ({pieces}) not in the search index"
 
 
-def glued_values():
-    """Every glued value of every executed page: {(page, key): text/plain}."""
-    values = {}
-    for page in PAGES:
-        nb = json.loads((EXECUTED / f"{page}.ipynb").read_text(encoding="utf-8"))
-        for cell in nb["cells"]:
-            for out in cell.get("outputs", []):
-                key = out.get("metadata", {}).get("scrapbook", {}).get("name")
-                if key:
-                    values[(page, key)] = out["data"]["text/plain"]
-    return values
+CODE_CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
 
 
-def test_glued_numbers_appear_in_the_html(built_site):
-    """A glued number shown in prose is the one the page computed (up to its format spec)."""
-    values = glued_values()
-    assert values, "no page glues any number"
-    for page in PAGES:
-        html = page_html(built_site, page)
-        spans = re.findall(r'<span class="pasted-text">([^<]*)</span>', html)
-        keys = [k for (p, k) in values if p == page]
-        assert len(spans) >= len(keys) > 0 or (not keys and not spans), page
+def model_glue_values(page):
+    """Run the page's code cells here, now, recording every glue(name, value) call."""
+    import matplotlib
+    import myst_nb
+
+    source = (BOOK / f"{page}.md").read_text(encoding="utf-8")
+    recorded = {}
+    original = myst_nb.glue
+    myst_nb.glue = lambda name, value, display=True: recorded.__setitem__(name, value)
+    matplotlib.use("Agg")
+    namespace = {}
+    try:
+        for cell in CODE_CELL.findall(source):
+            code = "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
+            exec(compile(code, f"{page}.md", "exec"), namespace)
+    finally:
+        myst_nb.glue = original
+    return source, recorded
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_glued_numbers_in_the_html_equal_the_model(built_site, page):
+    """Each {glue:text} in the built page shows what the model gives now (catches a stale cache too)."""
+    source, values = model_glue_values(page)
+    roles = GLUE_ROLE.findall(source)
+    spans = re.findall(r'<span class="pasted-text">([^<]*)</span>', page_html(built_site, page))
+    assert len(spans) == len(roles), f"{page}: {len(roles)} glue roles but {len(spans)} pasted values"
+    for (key, spec), shown in zip(roles, spans):
+        assert key in values, f"{page}: {key} is shown but never glued"
+        expected = format(values[key], spec) if spec else str(values[key])
+        assert shown == html.escape(expected, quote=False), f"{page}: {key} shows {shown!r}, model gives {expected!r}"
