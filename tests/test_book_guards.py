@@ -1,0 +1,81 @@
+"""The book's doctests guard its numbers: perturb the model and they must fail.
+
+Each perturbation changes one H100 parameter in place (the pages' examples use the
+default ``H100_TC``), runs every ``>>>`` example of every page, and expects failures;
+the parameter is restored afterwards. The unperturbed run must pass, so a failure
+under perturbation is the model's doing, not a broken example.
+"""
+
+import doctest
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+import schedlab.analysis
+import schedlab.model
+from schedlab import H100_TC
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+PAGES = sorted(BOOK.glob("*.md"))
+
+
+def run_book_doctests() -> dict[str, tuple[int, int]]:
+    """(failed, attempted) per page, every page's examples in a fresh namespace."""
+    parser = doctest.DocTestParser()
+    results = {}
+    for page in PAGES:
+        test = parser.get_doctest(page.read_text(encoding="utf-8"), {}, page.name, str(page), 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test, out=lambda _: None)
+        results[page.name] = (runner.failures, runner.tries)
+    return results
+
+
+def clear_caches():
+    schedlab.analysis._landscape.cache_clear()
+    schedlab.analysis._launchable.cache_clear()
+    schedlab.model.hbm_bytes.cache_clear()
+
+
+@pytest.fixture
+def perturb():
+    """Set H100_TC fields in place for one test; restore them (and clear caches) afterwards."""
+    saved = {f.name: getattr(H100_TC, f.name) for f in fields(H100_TC)}
+
+    def apply(**changes):
+        for name, value in changes.items():
+            object.__setattr__(H100_TC, name, value)  # frozen: bypass on purpose, restored below
+        clear_caches()
+
+    yield apply
+    for name, value in saved.items():
+        object.__setattr__(H100_TC, name, value)
+    clear_caches()
+
+
+def test_every_page_has_doctests_and_they_pass_unperturbed():
+    results = run_book_doctests()
+    assert set(results) >= {"index.md", "space.md", "landscape.md", "shapes.md", "sensitivity.md", "model.md"}
+    for page, (failed, tried) in results.items():
+        assert tried > 0, f"{page} has no doctest guarding its numbers"
+        assert failed == 0, f"{page}: {failed} of {tried} doctests fail on the unperturbed model"
+
+
+@pytest.mark.parametrize(
+    "changes, pages",
+    [
+        # pruning: a smaller shared-memory limit changes the launchable count and the reasons
+        ({"smem_limit": 200 * 1024}, {"index.md", "space.md"}),
+        # a 10 % faster clock changes every time and TFLOPS figure
+        ({"clock_hz": H100_TC.clock_hz * 1.1}, {"landscape.md", "model.md", "shapes.md"}),
+        # half the L2 bandwidth changes which tiles win
+        ({"l2_bw_bytes_per_s": H100_TC.l2_bw_bytes_per_s / 2}, {"landscape.md", "sensitivity.md"}),
+    ],
+    ids=["smem_limit", "clock", "l2_bandwidth"],
+)
+def test_perturbed_model_fails_the_book_doctests(perturb, changes, pages):
+    perturb(**changes)
+    results = run_book_doctests()
+    failing = {page for page, (failed, _) in results.items() if failed}
+    assert pages <= failing, f"perturbing {changes} left these pages' doctests passing: {pages - failing}"
