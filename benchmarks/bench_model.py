@@ -33,8 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def clear_caches() -> None:
-    model.hbm_bytes.cache_clear()
-    model._launch_order.cache_clear()
+    model.clear_caches()
 
 
 def best_of(fn, repeats: int, cold: bool) -> tuple[float, object]:

@@ -46,8 +46,7 @@ def best_of(fn, repeats: int) -> float:
 
 
 def clear_model_caches():
-    model.hbm_bytes.cache_clear()
-    model._launch_order.cache_clear()
+    model.clear_caches()
     analysis._landscape.cache_clear()
     search._context.cache_clear()
 

@@ -21,6 +21,7 @@ wave, so they are charged to the wave's HBM traffic.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,7 +30,8 @@ import numpy as np
 from .hardware import H100_TC, Hardware
 from .space import WARP_GRID, GemmConfig, check_shape, config_array, launch_checks
 
-__all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm"]
+__all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes",
+           "clear_caches"]
 
 #: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
 TERMS = {
@@ -136,7 +138,6 @@ def _launch_order(M, N, bm, bn, group) -> tuple[np.ndarray, np.ndarray]:
     return first_m + pid % size_m, (pid % in_group) // size_m
 
 
-@lru_cache(maxsize=8192)
 def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float:
     """HBM bytes of a whole GEMM, replaying the grouped launch order wave by wave.
 
@@ -154,25 +155,43 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     >>> hbm_bytes(4096, 4096, 4096, 256, 128, 1, 132) / 2**20  # MiB
     96.0
     """
+    return float(_hbm_bytes_batch(M, N, K, bm, bn, group, (per_wave,), hw)[0])
+
+
+@lru_cache(maxsize=4096)
+def _hbm_bytes_batch(M, N, K, bm, bn, group, per_waves: tuple[int, ...], hw: Hardware) -> np.ndarray:
+    """:func:`hbm_bytes` for several wave sizes of one tiling and launch order, in one numpy pass."""
     elt = hw.bytes_per_element
     pid_m, pid_n = _launch_order(M, N, bm, bn, group)
-    wave = np.arange(pid_m.size) // per_wave
-    n_waves = int(wave[-1]) + 1
     grid_m, grid_n = -(-M // bm), -(-N // bn)
+    sizes = np.asarray(per_waves)[:, None]
+    wave = np.arange(pid_m.size)[None, :] // sizes  # (P, blocks): the wave of each block, per wave size
+    n_waves = int(wave[:, -1].max()) + 1
+    row = np.arange(len(per_waves))[:, None]
     a_bytes = np.minimum(bm, M - np.arange(grid_m) * bm) * K * elt  # real rows of each A panel
     b_bytes = np.minimum(bn, N - np.arange(grid_n) * bn) * K * elt
-    touched_a = np.zeros((n_waves, grid_m), dtype=bool)
-    touched_b = np.zeros((n_waves, grid_n), dtype=bool)
-    touched_a[wave, pid_m] = True
-    touched_b[wave, pid_n] = True
-    footprint = touched_a @ a_bytes + touched_b @ b_bytes
+    touched_a = np.zeros((len(per_waves), n_waves, grid_m), dtype=bool)
+    touched_b = np.zeros((len(per_waves), n_waves, grid_n), dtype=bool)
+    touched_a[row, wave, pid_m[None, :]] = True
+    touched_b[row, wave, pid_n[None, :]] = True
+    a_wave, b_wave = touched_a @ a_bytes, touched_b @ b_bytes  # (P, waves)
+    footprint = a_wave + b_wave
     # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
-    kept = np.concatenate([[0.0], np.minimum(1.0, hw.l2_bytes / footprint[:-1])])
-    reused_a = touched_a & np.vstack([np.zeros((1, grid_m), bool), touched_a[:-1]])
-    reused_b = touched_b & np.vstack([np.zeros((1, grid_n), bool), touched_b[:-1]])
-    read_a = touched_a @ a_bytes - kept * (reused_a @ a_bytes)
-    read_b = touched_b @ b_bytes - kept * (reused_b @ b_bytes)
-    return float(read_a.sum() + read_b.sum() + M * N * elt)
+    with np.errstate(divide="ignore"):
+        kept = np.minimum(1.0, hw.l2_bytes / footprint[:, :-1])  # waves past the last touch nothing
+    reused = (touched_a[:, 1:] & touched_a[:, :-1]) @ a_bytes + (touched_b[:, 1:] & touched_b[:, :-1]) @ b_bytes
+    # integers are exact; fsum makes each row's float sum independent of the padding waves,
+    # so one wave size alone gives the same bytes as in a batch (scalar == vectorised, exactly)
+    out = np.array([float(total) - math.fsum(row_kept) + M * N * elt
+                    for total, row_kept in zip(footprint.sum(axis=1), kept * reused)])
+    out.flags.writeable = False
+    return out
+
+
+def clear_caches() -> None:
+    """Forget every memoised launch order and HBM replay (for cold-start benchmarks)."""
+    _launch_order.cache_clear()
+    _hbm_bytes_batch.cache_clear()
 
 
 def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:
@@ -262,9 +281,14 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
 
     # --- HBM: replay the launch order; waves overlap at their edges, so the HBM queue
     # sees the kernel's average demand per k-step ------------------------------------
-    combos, combo_of = np.unique(np.stack([bm, bn, group, per_wave], axis=1), axis=0, return_inverse=True)
-    combo_bytes = np.array([hbm_bytes(M, N, K, *map(int, c), hw) for c in combos])
-    bytes_hbm = combo_bytes[combo_of.ravel()]
+    bytes_hbm = np.empty(len(arr))
+    tilings, tiling_of = np.unique(np.stack([bm, bn, group], axis=1), axis=0, return_inverse=True)
+    tiling_of = tiling_of.ravel()
+    for t, (tile_m, tile_n, tile_group) in enumerate(tilings.tolist()):
+        members = np.flatnonzero(tiling_of == t)
+        sizes, size_of = np.unique(per_wave[members], return_inverse=True)
+        replay = _hbm_bytes_batch(M, N, K, tile_m, tile_n, tile_group, tuple(sizes.tolist()), hw)
+        bytes_hbm[members] = replay[size_of.ravel()]
     t_hbm = bytes_hbm / (waves * k_steps * hw.hbm_bw_bytes_per_s)
     t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
     fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma

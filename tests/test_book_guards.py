@@ -35,7 +35,7 @@ def run_book_doctests() -> dict[str, tuple[int, int]]:
 def clear_caches():
     schedlab.analysis._landscape.cache_clear()
     schedlab.analysis._launchable.cache_clear()
-    schedlab.model.hbm_bytes.cache_clear()
+    schedlab.model.clear_caches()
 
 
 @pytest.fixture

@@ -170,8 +170,7 @@ class TestDeterminismAndAgreement:
         first = gemm_time(cfg, *shape, hw)
         assert gemm_time(cfg, *shape, hw) == first
         e1 = evaluate([cfg], *shape, hw)
-        model.hbm_bytes.cache_clear()
-        model._launch_order.cache_clear()
+        model.clear_caches()
         e2 = evaluate([cfg], *shape, hw)
         assert _fields_equal(e1, e2)
         assert e2.time_s[0] == first
