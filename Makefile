@@ -41,7 +41,7 @@ serve: html
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_model.py
+	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 # `clean` keeps the execution cache (_build/.jupyter_cache); `distclean` removes everything.
 clean:
