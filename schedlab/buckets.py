@@ -1,0 +1,565 @@
+"""Buckets for changing shapes: which few configurations serve every token count ``M``.
+
+In inference ``N`` and ``K`` are fixed by a layer's weights while ``M`` (the decode batch,
+or the prefill length) changes from call to call. Tuning every ``M`` is impossible and one
+configuration for all ``M`` is slow, so kernels are tuned per *bucket* of ``M`` and the
+choice is cached. This module asks the model how few buckets are enough:
+
+- :func:`sweep` prices every launchable configuration at every ``M`` of a grid (one
+  vectorised :func:`schedlab.model.evaluate` per ``M``) and records how fast that went;
+- :func:`greedy_cover` and :func:`exact_cover` find the fewest configurations such that
+  every ``M`` has one within ``tol`` (5 %) of its own optimum -- minimum set cover, greedy
+  and by exact branch-and-bound search over the candidates that are within ``tol``
+  somewhere (no ILP solver);
+- :func:`interval_cover` does the same with contiguous ``M`` ranges, one configuration
+  each (what a dispatcher keyed on ranges of ``M`` needs);
+- :func:`power_of_two_cover` is the common ``@triton.autotune`` practice: the optimum of each
+  power of two ``M`` reused for every ``M`` up to the next power of two (or, rounding up, for
+  every ``M`` down to the previous one);
+- :func:`bucket_study` compares them per Llama-3-8B projection; :func:`optimal_tiles` maps
+  the optimal tile ``(BM, BN)`` over an ``(M, N)`` grid for a figure.
+
+The grids. Every ``BM`` is a multiple of 16, so on ``16 j < M <= 16 (j + 1)`` every
+configuration has the same number of row tiles and only the real rows grow.
+:data:`DECODE_MS` therefore holds both ends of each such interval (the ``16 j + 1`` points
+are where the padding is worst). Covers are exact *on the grid*; :func:`check_every_m`
+checks a cover at every ``M`` between (a full evaluation per ``M``). :data:`PREFILL_MS` holds powers of two, the
+``2^k + 1`` just past them (where power-of-two bucketing pays most) and ``1.5 * 2^k``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .analysis import LLAMA8B_PROJECTIONS
+from .hardware import H100_TC, Hardware
+from .model import evaluate
+from .space import GemmConfig, all_configs, check_shape, config_array, launch_checks
+
+__all__ = [
+    "TOLERANCE",
+    "DECODE_MS",
+    "PREFILL_MS",
+    "TILE_MS",
+    "TILE_NS",
+    "Sweep",
+    "Cover",
+    "BucketStudy",
+    "TileMap",
+    "launchable_configs",
+    "sweep",
+    "greedy_cover",
+    "exact_cover",
+    "interval_cover",
+    "power_of_two_cover",
+    "bucket_study",
+    "check_every_m",
+    "optimal_tiles",
+]
+
+#: "Within 5 % of its own optimum".
+TOLERANCE = 0.05
+#: Decode token counts: 1, and both ends ``16 j + 1`` and ``16 (j + 1)`` of every 16-row interval up to 512.
+DECODE_MS = tuple(sorted({1} | set(range(16, 513, 16)) | set(range(17, 513, 16))))
+#: Prefill lengths 128 ... 8192: powers of two, one past each, and 1.5 times each.
+PREFILL_MS = tuple(sorted({2**k for k in range(7, 14)} | {2**k + 1 for k in range(7, 13)}
+                          | {3 * 2**k for k in range(6, 12)}))
+#: Default (M, N) grid of :func:`optimal_tiles` (K = 4096).
+TILE_MS = (1, 4, 16, 64, 256, 1024, 4096)
+TILE_NS = (1024, 2048, 4096, 8192, 16384)
+
+
+@lru_cache(maxsize=8)
+def launchable_configs(hw: Hardware = H100_TC) -> tuple[tuple[GemmConfig, ...], np.ndarray]:
+    """The launchable configurations in ``SPACE`` order (as :func:`schedlab.analysis.landscape`) and their array.
+
+    Examples
+    --------
+    >>> configs, arr = launchable_configs()
+    >>> len(configs), arr.shape
+    (3744, (3744, 6))
+    """
+    configs = all_configs()
+    arr = config_array(configs)
+    checks = launch_checks(arr, hw)
+    ok = ~np.any(np.stack(list(checks.values())), axis=0)
+    out = arr[ok]
+    out.flags.writeable = False
+    return tuple(c for c, good in zip(configs, ok) if good), out
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Model times of every launchable configuration at every ``M`` of a grid, for one ``(N, K)``.
+
+    ``time_s[i, j]`` is ``configs[j]`` on the GEMM ``Ms[i] x N x K``. ``elapsed_s`` is the wall
+    time the evaluation took when it was computed (``nan`` for a hand-built sweep).
+    """
+
+    N: int
+    K: int
+    Ms: tuple[int, ...]
+    configs: tuple[GemmConfig, ...]
+    time_s: np.ndarray
+    elapsed_s: float = field(default=float("nan"), compare=False)
+
+    def __post_init__(self):
+        if self.time_s.shape != (len(self.Ms), len(self.configs)):
+            raise ValueError(f"time_s must have shape (len(Ms), len(configs)) = "
+                             f"{(len(self.Ms), len(self.configs))}, got {self.time_s.shape}")
+        if list(self.Ms) != sorted(set(self.Ms)):
+            raise ValueError(f"Ms must be strictly increasing, got {self.Ms}")
+
+    @property
+    def best_index(self) -> np.ndarray:
+        """Per ``M``, the index of the fastest configuration (the first on ties)."""
+        return np.argmin(self.time_s, axis=1)
+
+    @property
+    def best_time_s(self) -> np.ndarray:
+        """Per ``M``, the optimum's time."""
+        return self.time_s.min(axis=1)
+
+    @property
+    def optima(self) -> tuple[GemmConfig, ...]:
+        """Per ``M``, the fastest configuration."""
+        return tuple(self.configs[j] for j in self.best_index)
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """``time_s`` over each row's optimum."""
+        return self.time_s / self.best_time_s[:, None]
+
+    def within(self, tol: float = TOLERANCE) -> np.ndarray:
+        """Boolean ``(len(Ms), len(configs))``: the configuration is within ``tol`` of that ``M``'s optimum."""
+        return self.time_s <= (1.0 + tol) * self.best_time_s[:, None]
+
+    def segments(self) -> tuple[tuple[int, int, GemmConfig], ...]:
+        """Runs of grid ``M`` sharing one optimum, as ``(first M, last M, config)``."""
+        out, optima = [], self.optima
+        start = 0
+        for i in range(1, len(self.Ms) + 1):
+            if i == len(self.Ms) or optima[i] != optima[start]:
+                out.append((self.Ms[start], self.Ms[i - 1], optima[start]))
+                start = i
+        return tuple(out)
+
+    @property
+    def n_evaluated(self) -> int:
+        """Configuration evaluations the sweep holds: ``len(Ms) * len(configs)``."""
+        return self.time_s.size
+
+    @property
+    def rate(self) -> float:
+        """Evaluations per second when the sweep was computed."""
+        return self.n_evaluated / self.elapsed_s
+
+
+def _check_ms(Ms) -> tuple[int, ...]:
+    Ms = tuple(Ms)
+    if not Ms:
+        raise ValueError("Ms must hold at least one token count")
+    for M in Ms:
+        check_shape(M, 1, 1)
+    return tuple(sorted(set(int(M) for M in Ms)))
+
+
+def sweep(N: int, K: int, Ms=DECODE_MS, hw: Hardware = H100_TC) -> Sweep:
+    """Price every launchable configuration at every ``M`` in ``Ms`` on ``M x N x K`` (cached).
+
+    Parameters
+    ----------
+    N, K : int
+        The layer's output features and reduction length.
+    Ms : iterable of int
+        Token counts; sorted and deduplicated.
+    hw : Hardware
+        Machine parameters.
+
+    Returns
+    -------
+    Sweep
+
+    Examples
+    --------
+    >>> sw = sweep(4096, 4096, Ms=(1, 16, 17))
+    >>> sw.time_s.shape
+    (3, 3744)
+    >>> [c.as_tuple()[:2] for c in sw.optima]
+    [(16, 16), (16, 16), (32, 16)]
+    """
+    N, K = check_shape(1, N, K)[1:]
+    return _sweep(N, K, _check_ms(Ms), hw)
+
+
+@lru_cache(maxsize=32)
+def _sweep(N: int, K: int, Ms: tuple[int, ...], hw: Hardware) -> Sweep:
+    configs, arr = launchable_configs(hw)
+    start = time.perf_counter()
+    times = np.stack([evaluate(arr, M, N, K, hw).time_s for M in Ms])
+    elapsed = time.perf_counter() - start
+    return Sweep(N=N, K=K, Ms=Ms, configs=configs, time_s=_readonly(times), elapsed_s=elapsed)
+
+
+@dataclass(frozen=True)
+class Cover:
+    """A set of configurations serving every ``M`` of a sweep, and what it costs.
+
+    ``choice[i]`` indexes the configuration used at ``Ms[i]``: for a set cover the fastest of
+    the set there (a lookup table by ``M``), for bucketings the configuration of ``M``'s bucket.
+    ``slowdown[i]`` is its time over ``M``'s own optimum. ``buckets`` are the contiguous
+    ``(first M, last M)`` runs that use one configuration.
+    """
+
+    method: str
+    Ms: tuple[int, ...]
+    configs: tuple[GemmConfig, ...]
+    choice: tuple[int, ...]
+    slowdown: np.ndarray
+    tol: float
+
+    @property
+    def n_configs(self) -> int:
+        """How many distinct configurations the cover uses."""
+        return len(self.configs)
+
+    @property
+    def worst(self) -> float:
+        """Largest slowdown over the grid."""
+        return float(self.slowdown.max())
+
+    @property
+    def mean(self) -> float:
+        """Arithmetic mean slowdown over the grid."""
+        return float(self.slowdown.mean())
+
+    @property
+    def keeps_all(self) -> bool:
+        """Every ``M`` within ``tol`` of its optimum."""
+        return bool(np.all(self.slowdown <= 1.0 + self.tol))
+
+    @property
+    def buckets(self) -> tuple[tuple[int, int, GemmConfig], ...]:
+        """Contiguous runs of grid ``M`` using one configuration: ``(first M, last M, config)``."""
+        out, start = [], 0
+        for i in range(1, len(self.Ms) + 1):
+            if i == len(self.Ms) or self.choice[i] != self.choice[start]:
+                out.append((self.Ms[start], self.Ms[i - 1], self.configs[self.choice[start]]))
+                start = i
+        return tuple(out)
+
+
+def _set_cover_record(sw: Sweep, method: str, columns, tol: float) -> Cover:
+    columns = [int(j) for j in columns]
+    times = sw.time_s[:, columns]
+    pick = np.argmin(times, axis=1)
+    used = sorted(set(pick.tolist()), key=lambda p: (sw.Ms[int(np.argmax(pick == p))]))  # order of first use
+    remap = {p: i for i, p in enumerate(used)}
+    slowdown = times[np.arange(len(sw.Ms)), pick] / sw.best_time_s
+    return Cover(method=method, Ms=sw.Ms, configs=tuple(sw.configs[columns[p]] for p in used),
+                 choice=tuple(remap[int(p)] for p in pick), slowdown=_readonly(slowdown), tol=tol)
+
+
+def _check_tol(tol) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < 10:
+        raise ValueError(f"tol must be a number in [0, 10), got {tol!r}")
+    return float(tol)
+
+
+def greedy_cover(sw: Sweep, tol: float = TOLERANCE) -> Cover:
+    """Greedy set cover: repeatedly take the configuration within ``tol`` at the most uncovered ``M``.
+
+    Ties go to the configuration with the lower mean slowdown over the grid. Greedy is at most
+    ``H(len(Ms))`` times the optimum; :func:`exact_cover` tells whether it was optimal.
+
+    Examples
+    --------
+    >>> g = greedy_cover(sweep(4096, 4096, Ms=(1, 16, 17, 32)))
+    >>> g.n_configs, g.keeps_all
+    (1, True)
+    """
+    tol = _check_tol(tol)
+    within = sw.within(tol)
+    mean_ratio = sw.ratio.mean(axis=0)
+    uncovered = np.ones(len(sw.Ms), dtype=bool)
+    chosen = []
+    while uncovered.any():
+        gain = within[uncovered].sum(axis=0)
+        top = gain.max()
+        ties = np.flatnonzero(gain == top)
+        j = int(ties[np.argmin(mean_ratio[ties])])
+        chosen.append(j)
+        uncovered &= ~within[:, j]
+    return _set_cover_record(sw, "greedy", chosen, tol)
+
+
+def _reduced_columns(within: np.ndarray, score: np.ndarray) -> list[int]:
+    """Candidate columns after dropping empty, duplicate and dominated ones (kept: the lowest ``score``)."""
+    cand = np.flatnonzero(within.any(axis=0))
+    cand = cand[np.argsort(score[cand], kind="stable")]
+    masks, keep = {}, []
+    for j in cand:  # one column per distinct set of covered rows, the best-scoring one
+        key = within[:, j].tobytes()
+        if key not in masks:
+            masks[key] = j
+            keep.append(j)
+    cols = within[:, keep].astype(np.float32)
+    outside = cols.T @ (1.0 - cols)  # outside[a, b] = rows a covers that b does not
+    size = cols.sum(axis=0)
+    dominated = ((outside == 0) & (size[None, :] > size[:, None])).any(axis=1)  # a is a strict subset of some b
+    return [int(j) for j, d in zip(keep, dominated) if not d]
+
+
+def exact_cover(sw: Sweep, tol: float = TOLERANCE, max_nodes: int = 200_000) -> Cover | None:
+    """Minimum set cover by exact search; ``None`` if the search needs more than ``max_nodes`` nodes.
+
+    Candidates are the configurations within ``tol`` at some ``M``; empty, duplicate and
+    dominated ones (covering a strict subset of another's ``M``) are dropped, which cannot
+    lose an optimum. Then iterative deepening on the cover size ``k``: branch on the
+    configurations covering the uncovered ``M`` with the fewest candidates, pruning when
+    ``k`` times the largest remaining coverage cannot cover what is left.
+
+    Examples
+    --------
+    >>> sw = sweep(4096, 4096, Ms=(1, 16, 17, 32, 33, 64, 65))
+    >>> exact_cover(sw).n_configs <= greedy_cover(sw).n_configs
+    True
+    """
+    tol = _check_tol(tol)
+    within = sw.within(tol)
+    cols = _reduced_columns(within, sw.ratio.mean(axis=0))
+    n_rows = len(sw.Ms)
+    bits = [int(sum(1 << i for i in np.flatnonzero(within[:, j]))) for j in cols]
+    by_row = [[c for c, b in enumerate(bits) if b >> i & 1] for i in range(n_rows)]
+    nodes = 0
+
+    def search(uncovered: int, k: int) -> list[int] | None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > max_nodes:
+            raise _Budget
+        if not uncovered:
+            return []
+        if k == 0:
+            return None
+        gains = [(b & uncovered).bit_count() for b in bits]
+        if k * max(gains) < uncovered.bit_count():
+            return None
+        rows = [i for i in range(n_rows) if uncovered >> i & 1]
+        row = min(rows, key=lambda i: len(by_row[i]))
+        for c in sorted(by_row[row], key=lambda c: -gains[c]):
+            rest = search(uncovered & ~bits[c], k - 1)
+            if rest is not None:
+                return [c] + rest
+        return None
+
+    everything = (1 << n_rows) - 1
+    try:
+        for k in range(1, len(cols) + 1):
+            found = search(everything, k)
+            if found is not None:
+                return _set_cover_record(sw, "exact", [cols[c] for c in found], tol)
+    except _Budget:
+        return None
+    raise AssertionError("every M has its own optimum within tol, so a cover exists")  # pragma: no cover
+
+
+class _Budget(Exception):
+    pass
+
+
+def interval_cover(sw: Sweep, tol: float = TOLERANCE) -> Cover:
+    """Fewest contiguous ``M`` ranges, each served by one configuration within ``tol`` at all its ``M``.
+
+    Left to right, each range is extended while some configuration stays within ``tol`` at
+    every ``M`` in it; this greedy is optimal for the number of ranges (a sub-range of a
+    feasible range is feasible). The configuration kept for a range is the one with the lowest
+    worst slowdown over it. Distinct configurations may be fewer than ranges.
+
+    Examples
+    --------
+    >>> iv = interval_cover(sweep(4096, 4096, Ms=(1, 16, 17, 32)))
+    >>> [(lo, hi) for lo, hi, _ in iv.buckets]
+    [(1, 32)]
+    """
+    tol = _check_tol(tol)
+    within = sw.within(tol)
+    ratio = sw.ratio
+    ranges, i = [], 0
+    while i < len(sw.Ms):
+        alive = within[i].copy()
+        end = i
+        while end + 1 < len(sw.Ms) and (alive & within[end + 1]).any():
+            end += 1
+            alive &= within[end]
+        worst = np.where(alive, ratio[i:end + 1].max(axis=0), np.inf)
+        ranges.append((i, end, int(np.argmin(worst))))
+        i = end + 1
+    distinct = list(dict.fromkeys(j for _, _, j in ranges))
+    choice = [distinct.index(j) for lo, hi, j in ranges for _ in range(lo, hi + 1)]
+    per_m = np.concatenate([np.full(hi - lo + 1, j) for lo, hi, j in ranges])
+    slowdown = ratio[np.arange(len(sw.Ms)), per_m]
+    return Cover(method="intervals", Ms=sw.Ms, configs=tuple(sw.configs[j] for j in distinct),
+                 choice=tuple(choice), slowdown=_readonly(slowdown), tol=tol)
+
+
+def power_of_two_cover(sw: Sweep, tol: float = TOLERANCE, rounding: str = "down") -> Cover:
+    """Power-of-two bucketing: each ``M`` uses the optimum tuned at a power of two.
+
+    ``rounding="down"`` (the default) reuses the optimum of ``2^floor(log2 M)`` for every ``M`` up
+    to the next power of two; ``rounding="up"`` keys on ``2^ceil(log2 M)`` (``triton.next_power_of_2``),
+    the optimum of each power of two serving the ``M`` just below it. That power of two must be
+    in the sweep's grid (it is for :data:`DECODE_MS` and :data:`PREFILL_MS`). ``tol`` only sets
+    :attr:`Cover.keeps_all`.
+
+    Raises
+    ------
+    ValueError
+        If a needed power of two is not in ``sw.Ms``, or ``rounding`` is not "down" or "up".
+
+    Examples
+    --------
+    >>> sw = Sweep(N=1, K=1, Ms=(1, 2, 3, 4), configs=(GemmConfig(16, 16, 16, 1, 1, 1), GemmConfig(32, 16, 16, 1, 1, 1)),
+    ...            time_s=np.array([[1.0, 2.0], [1.0, 2.0], [3.0, 2.0], [3.0, 2.0]]))
+    >>> p = power_of_two_cover(sw)
+    >>> p.slowdown.tolist(), p.n_configs
+    ([1.0, 1.0, 1.5, 1.0], 2)
+    >>> power_of_two_cover(sw, rounding="up").slowdown.tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    tol = _check_tol(tol)
+    if rounding not in ("down", "up"):
+        raise ValueError(f"rounding must be 'down' or 'up', got {rounding!r}")
+    row = {M: i for i, M in enumerate(sw.Ms)}
+    best = sw.best_index
+    per_m = []
+    for M in sw.Ms:
+        p = 1 << (M.bit_length() - 1) if rounding == "down" else 1 << (M - 1).bit_length()
+        if p not in row:
+            raise ValueError(f"power-of-two bucketing of M={M} needs M={p} in the sweep's grid")
+        per_m.append(int(best[row[p]]))
+    per_m = np.array(per_m)
+    distinct = list(dict.fromkeys(per_m.tolist()))
+    slowdown = sw.ratio[np.arange(len(sw.Ms)), per_m]
+    return Cover(method="power-of-two" if rounding == "down" else "power-of-two-up", Ms=sw.Ms,
+                 configs=tuple(sw.configs[j] for j in distinct),
+                 choice=tuple(distinct.index(j) for j in per_m.tolist()), slowdown=_readonly(slowdown), tol=tol)
+
+
+@dataclass(frozen=True)
+class BucketStudy:
+    """One projection's sweep and its covers: greedy, exact (``None`` past the search budget),
+    contiguous ranges, and power-of-two bucketing rounding ``M`` down (the practice compared
+    against) and up (``triton.next_power_of_2``)."""
+
+    name: str
+    sweep: Sweep
+    greedy: Cover
+    exact: Cover | None
+    intervals: Cover
+    power_of_two: Cover
+    power_of_two_up: Cover
+
+    @property
+    def greedy_optimal(self) -> bool | None:
+        """Whether greedy used the minimum number of configurations (``None`` if exact gave up)."""
+        return None if self.exact is None else self.greedy.n_configs == self.exact.n_configs
+
+
+def bucket_study(projections=LLAMA8B_PROJECTIONS, Ms=DECODE_MS, tol: float = TOLERANCE,
+                 hw: Hardware = H100_TC) -> tuple[BucketStudy, ...]:
+    """Sweep each ``(name, N, K)`` projection over ``Ms`` and compare the covers.
+
+    Examples
+    --------
+    >>> (s,) = bucket_study([("O", 4096, 4096)], Ms=(1, 16, 17, 32, 33, 64))
+    >>> s.exact.n_configs <= s.greedy.n_configs, s.greedy.keeps_all, s.exact.keeps_all
+    (True, True, True)
+    >>> s.power_of_two.keeps_all  # M = 17 and 33 reuse the optimum of 16 and 32
+    False
+    """
+    out = []
+    for name, N, K in projections:
+        sw = sweep(N, K, Ms, hw)
+        out.append(BucketStudy(name=name, sweep=sw, greedy=greedy_cover(sw, tol), exact=exact_cover(sw, tol),
+                               intervals=interval_cover(sw, tol), power_of_two=power_of_two_cover(sw, tol),
+                               power_of_two_up=power_of_two_cover(sw, tol, "up")))
+    return tuple(out)
+
+
+def check_every_m(cover: Cover, N: int, K: int, Ms=None, hw: Hardware = H100_TC) -> np.ndarray:
+    """Slowdown of a set cover at every ``M`` in ``Ms`` (default: every integer of the cover's range).
+
+    Each ``M`` uses the fastest of ``cover.configs`` there, as a lookup table would; this
+    checks a cover found on a grid between the grid points. Costs one full evaluation per ``M``.
+
+    Examples
+    --------
+    >>> g = greedy_cover(sweep(4096, 4096, Ms=(1, 16)))
+    >>> bool(check_every_m(g, 4096, 4096).max() <= 1.05)
+    True
+    """
+    Ms = _check_ms(range(cover.Ms[0], cover.Ms[-1] + 1) if Ms is None else Ms)
+    _, arr = launchable_configs(hw)
+    mine = config_array(cover.configs)
+    out = []
+    for M in Ms:
+        best = evaluate(arr, M, N, K, hw).time_s.min()
+        out.append(evaluate(mine, M, N, K, hw).time_s.min() / best)
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class TileMap:
+    """The optimum over an ``(M, N)`` grid at fixed ``K``: ``bm[i, j]``, ``bn[i, j]`` for ``Ms[i]``, ``Ns[j]``."""
+
+    Ms: tuple[int, ...]
+    Ns: tuple[int, ...]
+    K: int
+    configs: tuple[tuple[GemmConfig, ...], ...]
+    bm: np.ndarray
+    bn: np.ndarray
+    best_time_s: np.ndarray
+    tflops: np.ndarray
+
+    @property
+    def tiles(self) -> tuple[tuple[int, int], ...]:
+        """The distinct ``(BM, BN)`` tiles on the map, ascending."""
+        return tuple(sorted({(int(a), int(b)) for a, b in zip(self.bm.ravel(), self.bn.ravel())}))
+
+
+def optimal_tiles(Ms=TILE_MS, Ns=TILE_NS, K: int = 4096, hw: Hardware = H100_TC) -> TileMap:
+    """The optimal configuration, its tile ``(BM, BN)``, time and TFLOP/s at every ``(M, N)``.
+
+    Examples
+    --------
+    >>> tm = optimal_tiles(Ms=(16, 4096), Ns=(4096,), K=4096)
+    >>> tm.bm[:, 0].tolist(), tm.bn[:, 0].tolist()
+    ([16, 256], [16, 128])
+    """
+    Ms, Ns = _check_ms(Ms), _check_ms(Ns)
+    K = check_shape(1, 1, K)[2]
+    configs, arr = launchable_configs(hw)
+    rows, times = [], np.empty((len(Ms), len(Ns)))
+    for i, M in enumerate(Ms):
+        row = []
+        for j, N in enumerate(Ns):
+            t = evaluate(arr, M, N, K, hw).time_s
+            b = int(np.argmin(t))
+            row.append(configs[b])
+            times[i, j] = t[b]
+        rows.append(tuple(row))
+    bm = np.array([[c.bm for c in row] for row in rows])
+    bn = np.array([[c.bn for c in row] for row in rows])
+    flop = 2.0 * np.array(Ms, dtype=float)[:, None] * np.array(Ns, dtype=float)[None, :] * K
+    return TileMap(Ms=Ms, Ns=Ns, K=K, configs=tuple(rows), bm=_readonly(bm), bn=_readonly(bn),
+                   best_time_s=_readonly(times), tflops=_readonly(flop / times / 1e12))

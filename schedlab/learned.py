@@ -1,0 +1,448 @@
+"""A learned cost model across shapes: predict the best configuration of a shape never tuned.
+
+The lecture ends its demo 3 with "tune per bucket, cache, or predict with a learned cost
+model". This module is the third option, in the spirit of TVM's cost model: features of a
+(configuration, shape) pair, a regression on ``log(time)`` trained on the full landscapes of
+some shapes, and the model's ranking of every launchable configuration on a held-out shape.
+
+Features (:data:`FEATURE_SETS`), all base-2 logarithms unless marked:
+
+``knobs``        ``BM, BN, BK, warps, stages``; ``GROUP_M`` as two indicators (4, 8) -- and the shape ``M, N, K``
+``knobs+pairs``  ``knobs`` and every pairwise product of them (interactions; 65 features)
+``tile``         ``knobs`` and the tile arithmetic a performance engineer would write down
+                 (the default, 25 features):
+
+                 - warp tile ``wm = BM / wy``, ``wn = BN / wx``;
+                 - padding waste ``ceil(M / BM) BM / M``, likewise for ``N`` and ``K``;
+                 - blocks ``ceil(M / BM) ceil(N / BN)``; resident blocks per SM ``r``
+                   (:func:`schedlab.model.blocks_per_sm`, the occupancy calculator); waves
+                   ``ceil(blocks / (132 r))``; the fraction of the waves' block slots
+                   used ``blocks / (waves 132 r)``; SMs busy ``min(blocks, 132) / 132``;
+                 - k-steps ``ceil(K / BK)``;
+                 - tile arithmetic intensity ``m n / (m + n)`` with ``m = min(BM, M)``, ``n = min(BN, N)``;
+                 - pipeline shared memory ``stages (BM + BN) BK 2`` bytes;
+                 - one-stage indicator (not a log) and ``stages - 1`` loads in flight.
+
+No feature uses a hardware rate (FLOP/s, bytes/s, latency): the model learns those and how
+the resources combine. A linear model in log space turns products of these counts into sums,
+which is why ``tile`` ranks almost perfectly while ``knobs`` alone cannot.
+
+The target is ``log(time_s)`` of every launchable configuration; the fit is ridge regression
+(numpy normal equations, standardised features, unpenalised intercept). Evaluation
+(:func:`cross_validate`) holds out whole groups of shapes -- every shape of one projection
+``(N, K)`` (``split="projection"``) or of one token count ``M`` (``split="tokens"``) -- over the
+22 distinct shapes of :func:`study_shapes`, and compares with two baselines that use the same
+training landscapes: one fixed configuration for all shapes (the lowest geometric-mean
+slowdown over the training shapes) and the best configuration of the nearest training shape
+(in ``log M, log N, log K``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .analysis import LECTURE_SHAPES, Shape, landscape, llm_shapes
+from .hardware import H100_TC, Hardware
+from .model import blocks_per_sm
+from .space import WARP_GRID, GemmConfig, check_shape, config_array
+
+__all__ = [
+    "FEATURE_SETS",
+    "TOP_K",
+    "METHODS",
+    "SPLITS",
+    "features",
+    "study_shapes",
+    "folds",
+    "CostModel",
+    "fit",
+    "fixed_ranking",
+    "nearest_shape",
+    "Regret",
+    "HeldOut",
+    "CrossValidation",
+    "cross_validate",
+]
+
+_KNOBS = ("bm", "bn", "bk", "warps", "stages", "group4", "group8", "M", "N", "K")
+_TILE = _KNOBS + ("wm", "wn", "pad_m", "pad_n", "pad_k", "blocks", "occupancy", "waves", "wave_use",
+                  "sm_busy", "k_steps", "intensity", "smem", "one_stage", "in_flight")
+_PAIRS = _KNOBS + tuple(f"{a}*{b}" for i, a in enumerate(_KNOBS) for b in _KNOBS[i:])
+
+#: Feature set name -> feature names, in column order.
+FEATURE_SETS = {"knobs": _KNOBS, "knobs+pairs": _PAIRS, "tile": _TILE}
+#: The ``k`` of top-k: the best true time among the model's ``k`` first picks.
+TOP_K = (1, 5, 10)
+#: The predictor and the two baselines, as named in :class:`HeldOut`.
+METHODS = ("model", "fixed", "nearest")
+#: Held-out groups: every shape of one projection ``(N, K)``; of one token count ``M``; or one shape
+#: with every shape that shares its ``(N, K)`` or its ``M`` left out of training ("both").
+SPLITS = ("projection", "tokens", "both")
+#: Default ridge penalty (per training row, on standardised features).
+ALPHA = 1e-4
+
+
+def _base(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
+    bm, bn, bk, warps, stages, group = (arr[:, j].astype(float) for j in range(6))
+    wy = np.select([arr[:, 3] == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
+    wx = np.select([arr[:, 3] == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    grid_m, grid_n, k_steps = np.ceil(M / bm), np.ceil(N / bn), np.ceil(K / bk)
+    blocks = grid_m * grid_n
+    r = blocks_per_sm(arr, hw).astype(float)
+    r = np.maximum(r, 1.0)  # only unlaunchable configs have r = 0; keeps their features finite
+    slots = hw.n_sm * r
+    waves = np.ceil(blocks / slots)
+    rows, cols = np.minimum(bm, M), np.minimum(bn, N)
+    ones = np.ones_like(bm)
+    log2 = np.log2
+    return {
+        "bm": log2(bm), "bn": log2(bn), "bk": log2(bk), "warps": log2(warps), "stages": log2(stages),
+        "group4": (group == 4) * 1.0, "group8": (group == 8) * 1.0,
+        "M": log2(M) * ones, "N": log2(N) * ones, "K": log2(K) * ones,
+        "wm": log2(bm / wy), "wn": log2(bn / wx),
+        "pad_m": log2(grid_m * bm / M), "pad_n": log2(grid_n * bn / N), "pad_k": log2(k_steps * bk / K),
+        "blocks": log2(blocks), "occupancy": log2(r), "waves": log2(waves), "wave_use": log2(blocks / (waves * slots)),
+        "sm_busy": log2(np.minimum(blocks, hw.n_sm) / hw.n_sm), "k_steps": log2(k_steps),
+        "intensity": log2(rows * cols / (rows + cols)), "smem": log2(stages * (bm + bn) * bk * hw.bytes_per_element),
+        "one_stage": (stages == 1) * 1.0, "in_flight": log2(np.maximum(stages - 1, 1)),
+    }
+
+
+def _check_set(feature_set: str) -> tuple[str, ...]:
+    if feature_set not in FEATURE_SETS:
+        raise ValueError(f"feature_set must be one of {tuple(FEATURE_SETS)}, got {feature_set!r}")
+    return FEATURE_SETS[feature_set]
+
+
+def _mnk(shape) -> tuple[int, int, int]:
+    if isinstance(shape, Shape):
+        return shape.mnk
+    try:
+        M, N, K = shape
+    except (TypeError, ValueError):
+        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
+    return check_shape(M, N, K)
+
+
+def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) -> np.ndarray:
+    """The ``(n, F)`` feature matrix of configurations on one shape; columns as ``FEATURE_SETS[feature_set]``.
+
+    Parameters
+    ----------
+    configs : sequence of GemmConfig or array-like of shape (n, 6)
+    shape : (M, N, K) or Shape
+    feature_set : {"tile", "knobs", "knobs+pairs"}
+    hw : Hardware
+
+    Examples
+    --------
+    >>> X = features([GemmConfig(256, 128, 32, 8, 4, 1)], (4096, 4096, 4096))
+    >>> X.shape
+    (1, 25)
+    >>> float(dict(zip(FEATURE_SETS["tile"], X[0]))["waves"])  # log2: 512 blocks, 132 at a time, 4 waves
+    2.0
+    """
+    names = _check_set(feature_set)
+    M, N, K = _mnk(shape)
+    arr = config_array(configs)
+    base = _base(arr, M, N, K, hw)
+    cols = []
+    for name in names:
+        if "*" in name:
+            a, b = name.split("*")
+            cols.append(base[a] * base[b])
+        else:
+            cols.append(base[name])
+    return np.stack(cols, axis=1) if cols else np.zeros((len(arr), 0))
+
+
+def study_shapes() -> tuple[Shape, ...]:
+    """The 20 :func:`schedlab.analysis.llm_shapes` and the 4 lecture shapes, duplicates dropped (22).
+
+    The lecture's 4096^3 and decode-16 shapes are the O projection at ``M = 4096`` and ``16``.
+
+    Examples
+    --------
+    >>> shapes = study_shapes()
+    >>> len(shapes), len({s.mnk for s in shapes})
+    (22, 22)
+    """
+    out, seen = [], set()
+    for s in llm_shapes() + LECTURE_SHAPES:
+        if s.mnk not in seen:
+            seen.add(s.mnk)
+            out.append(s)
+    return tuple(out)
+
+
+def _group_key(split: str):
+    if split == "projection":
+        return lambda s: f"N={s.N} K={s.K}"
+    if split == "tokens":
+        return lambda s: f"M={s.M}"
+    if split == "both":
+        return lambda s: f"M={s.M} N={s.N} K={s.K}"
+    raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+
+
+def folds(split: str = "projection", shapes=None) -> tuple[tuple[str, tuple[Shape, ...], tuple[Shape, ...]], ...]:
+    """Leave-one-group-out folds as ``(group, training shapes, held-out shapes)``.
+
+    A group is every shape with one ``(N, K)`` (``split="projection"``) or one ``M``
+    (``split="tokens"``); each group is held out once and never appears in its own training set.
+    With ``split="both"`` each shape is held out alone and training keeps only the shapes that
+    differ from it in ``(N, K)`` *and* in ``M`` (the hardest of the three).
+
+    Examples
+    --------
+    >>> [(g, len(tr), len(te)) for g, tr, te in folds("tokens")][:2]
+    [('M=1', 18, 4), ('M=16', 18, 4)]
+    >>> g, train, (held,) = folds("both")[0]
+    >>> held.mnk, any(s.M == held.M or (s.N, s.K) == (held.N, held.K) for s in train)
+    ((1, 6144, 4096), False)
+    """
+    shapes = study_shapes() if shapes is None else tuple(shapes)
+    key = _group_key(split)
+    groups = list(dict.fromkeys(key(s) for s in shapes))
+    out = []
+    for g in groups:
+        test = tuple(s for s in shapes if key(s) == g)
+        if split == "both":
+            (held,) = test
+            train = tuple(s for s in shapes if s.M != held.M and (s.N, s.K) != (held.N, held.K))
+        else:
+            train = tuple(s for s in shapes if key(s) != g)
+        out.append((g, train, test))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """A ridge regression of ``log(time_s)`` on standardised features.
+
+    ``predict_log_time(configs, shape) = ((features - mean) / scale) @ coef + intercept``.
+    """
+
+    feature_set: str
+    alpha: float
+    train_shapes: tuple[tuple[int, int, int], ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    train_rmse: float  # RMSE of log(time) over the training rows
+    hw: Hardware = H100_TC
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return FEATURE_SETS[self.feature_set]
+
+    def predict_log_time(self, configs, shape) -> np.ndarray:
+        """Predicted natural log of the time in seconds of each configuration on ``shape``."""
+        X = features(configs, shape, self.feature_set, self.hw)
+        return ((X - self.mean) / self.scale) @ self.coef + self.intercept
+
+    def rank(self, shape, k: int | None = None) -> tuple[GemmConfig, ...]:
+        """The launchable configurations on ``shape``, fastest predicted first (the first ``k``)."""
+        land = landscape(_mnk(shape), self.hw)
+        order = np.argsort(self.predict_log_time(land.configs, shape), kind="stable")
+        return tuple(land.configs[i] for i in order[:k])
+
+
+def _training_rows(shapes, feature_set: str, hw: Hardware):
+    X, y = [], []
+    for s in shapes:
+        land = landscape(_mnk(s), hw)
+        X.append(features(land.configs, land.shape, feature_set, hw))
+        y.append(np.log(land.time_s))
+    return np.concatenate(X), np.concatenate(y)
+
+
+def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware = H100_TC) -> CostModel:
+    """Fit the ridge model on the full landscapes of ``shapes``.
+
+    Parameters
+    ----------
+    shapes : iterable of (M, N, K) or Shape
+        Training shapes; every launchable configuration of each is one row.
+    feature_set : {"tile", "knobs", "knobs+pairs"}
+    alpha : float
+        Ridge penalty per training row on standardised features (``>= 0``).
+    hw : Hardware
+
+    Examples
+    --------
+    >>> m = fit([(4096, 4096, 4096), (16, 4096, 4096), (512, 14336, 4096)])
+    >>> m.rank((2048, 2048, 512), k=1)[0].as_tuple()[:2]
+    (256, 128)
+    """
+    _check_set(feature_set)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0:
+        raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
+    mnks = tuple(dict.fromkeys(_mnk(s) for s in shapes))
+    if not mnks:
+        raise ValueError("fit needs at least one training shape")
+    X, y = _training_rows(mnks, feature_set, hw)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale == 0] = 1.0  # a constant column (e.g. K over shapes of one K) stays zero
+    Z = (X - mean) / scale
+    y_mean = float(y.mean())
+    A = Z.T @ Z + alpha * len(y) * np.eye(Z.shape[1])
+    coef = np.linalg.lstsq(A, Z.T @ (y - y_mean), rcond=None)[0]
+    resid = Z @ coef + y_mean - y
+    return CostModel(feature_set=feature_set, alpha=float(alpha), train_shapes=mnks, mean=mean, scale=scale,
+                     coef=coef, intercept=y_mean, train_rmse=float(np.sqrt(np.mean(resid**2))), hw=hw)
+
+
+def fixed_ranking(shapes, hw: Hardware = H100_TC) -> tuple[tuple[GemmConfig, ...], np.ndarray]:
+    """Configurations by geometric-mean slowdown (time / the shape's best) over ``shapes``, lowest first.
+
+    Its first entry is the one-configuration-for-all baseline; its first ``k`` the best fixed
+    list of ``k`` to autotune among.
+
+    Examples
+    --------
+    >>> order, gmean = fixed_ranking([(4096, 4096, 4096), (2048, 2048, 512)])
+    >>> order[0].as_tuple(), float(gmean[0])
+    ((256, 128, 32, 8, 4, 1), 1.0)
+    """
+    lands = [landscape(_mnk(s), hw) for s in shapes]
+    if not lands:
+        raise ValueError("fixed_ranking needs at least one shape")
+    log_slow = np.mean([np.log(land.ratio) for land in lands], axis=0)
+    order = np.argsort(log_slow, kind="stable")
+    return tuple(lands[0].configs[i] for i in order), np.exp(log_slow[order])
+
+
+def nearest_shape(shape, candidates) -> tuple[int, int, int]:
+    """The candidate nearest to ``shape`` in ``(log2 M, log2 N, log2 K)`` (the first on ties).
+
+    Examples
+    --------
+    >>> nearest_shape((32, 4096, 4096), [(16, 4096, 4096), (512, 4096, 4096)])
+    (16, 4096, 4096)
+    """
+    target = np.log2(_mnk(shape))
+    cands = [_mnk(c) for c in candidates]
+    if not cands:
+        raise ValueError("nearest_shape needs at least one candidate")
+    dist = [float(np.sum((np.log2(c) - target) ** 2)) for c in cands]
+    return cands[int(np.argmin(dist))]
+
+
+class Regret(NamedTuple):
+    """Best true time among a method's first ``k`` picks over the shape's true best, ``k`` in :data:`TOP_K`."""
+
+    top1: float
+    top5: float
+    top10: float
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """One held-out shape: each method's picks and regrets; the model's log-time RMSE on it."""
+
+    shape: tuple[int, int, int]
+    name: str
+    fold: str
+    train_shapes: tuple[tuple[int, int, int], ...]
+    best: GemmConfig
+    best_time_s: float
+    picks: tuple[GemmConfig, GemmConfig, GemmConfig]  # each method's first pick, in METHODS order
+    model: Regret
+    fixed: Regret
+    nearest: Regret
+    nearest_shape: tuple[int, int, int]
+    log_rmse: float
+
+    def pick(self, method: str) -> GemmConfig:
+        """``method``'s first choice on this shape."""
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        return self.picks[METHODS.index(method)]
+
+    def regret(self, method: str, k: int = 1) -> float:
+        """``method``'s best-of-top-``k`` time over the true best."""
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        if k not in TOP_K:
+            raise ValueError(f"k must be one of {TOP_K}, got {k!r}")
+        return getattr(self, method)[TOP_K.index(k)]
+
+
+def _regret(ratio: np.ndarray, order: np.ndarray) -> Regret:
+    return Regret(*(float(ratio[order[:k]].min()) for k in TOP_K))
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    """Every held-out shape of a leave-one-group-out split, and the time spent fitting and predicting."""
+
+    split: str
+    feature_set: str
+    alpha: float
+    results: tuple[HeldOut, ...]
+    fit_s: float
+    predict_s: float
+
+    def regrets(self, method: str, k: int = 1) -> np.ndarray:
+        """Per held-out shape, ``method``'s best-of-top-``k`` regret."""
+        return np.array([r.regret(method, k) for r in self.results])
+
+    def geomean_regret(self, method: str, k: int = 1) -> float:
+        return float(np.exp(np.mean(np.log(self.regrets(method, k)))))
+
+    def worst_regret(self, method: str, k: int = 1) -> float:
+        return float(self.regrets(method, k).max())
+
+    def hit_rate(self, method: str, k: int = 1, tol: float = 0.05) -> float:
+        """Fraction of held-out shapes where one of ``method``'s first ``k`` picks is within ``tol`` of the best."""
+        return float(np.mean(self.regrets(method, k) <= 1.0 + tol))
+
+
+def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: float = ALPHA,
+                   shapes=None, hw: Hardware = H100_TC) -> CrossValidation:
+    """Leave one group of shapes out at a time; rank its configurations by the model and the baselines.
+
+    Examples
+    --------
+    >>> cv = cross_validate("tokens")
+    >>> len(cv.results), all(r.shape not in r.train_shapes for r in cv.results)
+    (22, True)
+    >>> cv.geomean_regret("model") < cv.geomean_regret("fixed")
+    True
+    """
+    shapes = study_shapes() if shapes is None else tuple(shapes)
+    results, fit_s, predict_s = [], 0.0, 0.0
+    for group, train, test in folds(split, shapes):
+        for s in train:
+            landscape(_mnk(s), hw)  # landscapes are the data, not the training time
+        start = time.perf_counter()
+        model = fit(train, feature_set, alpha, hw)
+        fit_s += time.perf_counter() - start
+        fixed_order, _ = fixed_ranking(train, hw)
+        train_mnk = tuple(_mnk(s) for s in train)
+        for s in test:
+            land = landscape(_mnk(s), hw)
+            start = time.perf_counter()
+            pred = model.predict_log_time(land.configs, land.shape)
+            order = np.argsort(pred, kind="stable")
+            predict_s += time.perf_counter() - start
+            ratio = land.ratio
+            fixed_idx = np.array([land.index[c] for c in fixed_order])
+            near = nearest_shape(s, train_mnk)
+            near_order = np.argsort(landscape(near, hw).time_s, kind="stable")  # same config order
+            results.append(HeldOut(
+                shape=land.shape, name=s.short if isinstance(s, Shape) else "×".join(map(str, land.shape)),
+                fold=group, train_shapes=model.train_shapes, best=land.best, best_time_s=land.best_time_s,
+                picks=(land.configs[order[0]], fixed_order[0], land.configs[near_order[0]]),
+                model=_regret(ratio, order), fixed=_regret(ratio, fixed_idx), nearest=_regret(ratio, near_order),
+                nearest_shape=near, log_rmse=float(np.sqrt(np.mean((pred - np.log(land.time_s)) ** 2))),
+            ))
+    return CrossValidation(split=split, feature_set=feature_set, alpha=float(alpha), results=tuple(results),
+                           fit_s=fit_s, predict_s=predict_s)
