@@ -127,11 +127,11 @@ def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
     return np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=64)
 def _launch_order(M, N, bm, bn, group) -> tuple[np.ndarray, np.ndarray]:
     """Tile ``(pid_m, pid_n)`` of each block ``pid``, in Triton's GROUP_M launch order."""
     grid_m, grid_n = -(-M // bm), -(-N // bn)
-    pid = np.arange(grid_m * grid_n)
+    pid = np.arange(grid_m * grid_n, dtype=np.int32 if grid_m * grid_n < 2**31 else np.int64)
     in_group = group * grid_n
     first_m = (pid // in_group) * group
     size_m = np.minimum(grid_m - first_m, group)
@@ -162,28 +162,40 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
 def _hbm_bytes_batch(M, N, K, bm, bn, group, per_waves: tuple[int, ...], hw: Hardware) -> np.ndarray:
     """:func:`hbm_bytes` for several wave sizes of one tiling and launch order, in one numpy pass."""
     elt = hw.bytes_per_element
-    pid_m, pid_n = _launch_order(M, N, bm, bn, group)
     grid_m, grid_n = -(-M // bm), -(-N // bn)
-    sizes = np.asarray(per_waves)[:, None]
-    wave = np.arange(pid_m.size)[None, :] // sizes  # (P, blocks): the wave of each block, per wave size
+    blocks = grid_m * grid_n
+    compulsory = (M * K + K * N + M * N) * elt
+    if max(per_waves) >= blocks and min(per_waves) >= blocks:  # one wave: every panel read once
+        return np.full(len(per_waves), float(compulsory))
+    if len(per_waves) > 1 and blocks * len(per_waves) > 1_000_000:  # bound memory: one size at a time
+        return np.concatenate([_hbm_bytes_batch(M, N, K, bm, bn, group, (p,), hw) for p in per_waves])
+    pid_m, pid_n = _launch_order(M, N, bm, bn, group)
+    n_sizes = len(per_waves)
+    wave = np.arange(blocks)[None, :] // np.asarray(per_waves)[:, None]  # (P, blocks): each block's wave
     n_waves = int(wave[:, -1].max()) + 1
-    row = np.arange(len(per_waves))[:, None]
+    row = np.arange(n_sizes)[:, None]
     a_bytes = np.minimum(bm, M - np.arange(grid_m) * bm) * K * elt  # real rows of each A panel
     b_bytes = np.minimum(bn, N - np.arange(grid_n) * bn) * K * elt
-    touched_a = np.zeros((len(per_waves), n_waves, grid_m), dtype=bool)
-    touched_b = np.zeros((len(per_waves), n_waves, grid_n), dtype=bool)
-    touched_a[row, wave, pid_m[None, :]] = True
-    touched_b[row, wave, pid_n[None, :]] = True
-    a_wave, b_wave = touched_a @ a_bytes, touched_b @ b_bytes  # (P, waves)
-    footprint = a_wave + b_wave
+    footprint = np.zeros((n_sizes, n_waves), dtype=np.int64)
+    reused = np.zeros((n_sizes, n_waves), dtype=np.int64)
+    for panel_of_block, grid, panel_bytes in ((pid_m, grid_m, a_bytes), (pid_n, grid_n, b_bytes)):
+        touched = np.zeros((n_sizes, n_waves, grid), dtype=bool)
+        touched[row, wave, panel_of_block[None, :]] = True
+        flat = touched.ravel()
+        keys = np.flatnonzero(flat)  # (size, wave, panel) triples a wave touches, each once
+        size_wave, panel = np.divmod(keys, grid)
+        weights = panel_bytes[panel]
+        footprint.ravel()[:] += np.bincount(size_wave, weights=weights, minlength=footprint.size).astype(np.int64)
+        again = (size_wave % n_waves > 0) & flat[keys - grid]  # the previous wave touched it too
+        reused.ravel()[:] += np.bincount(size_wave[again], weights=weights[again],
+                                         minlength=reused.size).astype(np.int64)
     # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
     with np.errstate(divide="ignore"):
         kept = np.minimum(1.0, hw.l2_bytes / footprint[:, :-1])  # waves past the last touch nothing
-    reused = (touched_a[:, 1:] & touched_a[:, :-1]) @ a_bytes + (touched_b[:, 1:] & touched_b[:, :-1]) @ b_bytes
     # integers are exact; fsum makes each row's float sum independent of the padding waves,
     # so one wave size alone gives the same bytes as in a batch (scalar == vectorised, exactly)
     out = np.array([float(total) - math.fsum(row_kept) + M * N * elt
-                    for total, row_kept in zip(footprint.sum(axis=1), kept * reused)])
+                    for total, row_kept in zip(footprint.sum(axis=1), kept * reused[:, 1:])])
     out.flags.writeable = False
     return out
 
