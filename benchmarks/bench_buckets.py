@@ -25,11 +25,7 @@ def clear(hbm: bool) -> None:
     analysis._landscape.cache_clear()
     buckets._sweep.cache_clear()
     if hbm:
-        if hasattr(model, "clear_caches"):
-            model.clear_caches()
-        else:  # a model.py whose HBM replay is memoised per call
-            model.hbm_bytes.cache_clear()
-            model._launch_order.cache_clear()
+        model.clear_caches()
 
 
 def timed(fn, *args, **kwargs):

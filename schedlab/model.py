@@ -127,17 +127,6 @@ def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
     return np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
 
 
-@lru_cache(maxsize=64)
-def _launch_order(M, N, bm, bn, group) -> tuple[np.ndarray, np.ndarray]:
-    """Tile ``(pid_m, pid_n)`` of each block ``pid``, in Triton's GROUP_M launch order."""
-    grid_m, grid_n = -(-M // bm), -(-N // bn)
-    pid = np.arange(grid_m * grid_n, dtype=np.int32 if grid_m * grid_n < 2**31 else np.int64)
-    in_group = group * grid_n
-    first_m = (pid // in_group) * group
-    size_m = np.minimum(grid_m - first_m, group)
-    return first_m + pid % size_m, (pid % in_group) // size_m
-
-
 def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float:
     """HBM bytes of a whole GEMM, replaying the grouped launch order wave by wave.
 
@@ -160,49 +149,89 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
 
 @lru_cache(maxsize=4096)
 def _hbm_bytes_batch(M, N, K, bm, bn, group, per_waves: tuple[int, ...], hw: Hardware) -> np.ndarray:
-    """:func:`hbm_bytes` for several wave sizes of one tiling and launch order, in one numpy pass."""
+    """:func:`hbm_bytes` for several wave sizes of one tiling and launch order, in one numpy pass.
+
+    Wave ``w`` runs pids ``[s, e)``. A group of ``G`` rows holds ``G * grid_n`` consecutive
+    pids (the last group may have fewer rows), walked down its rows, then right. So a wave
+    touches, in its first group, a column interval and a (cyclic) row interval; all rows and
+    columns of any group it covers whole; and, in its last group, columns from 0 and rows
+    from the group's first row. Bytes of a union of disjoint intervals come from prefix sums,
+    so the replay costs O(waves), not O(blocks).
+    """
     elt = hw.bytes_per_element
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
-    compulsory = (M * K + K * N + M * N) * elt
-    if max(per_waves) >= blocks and min(per_waves) >= blocks:  # one wave: every panel read once
-        return np.full(len(per_waves), float(compulsory))
-    if len(per_waves) > 1 and blocks * len(per_waves) > 1_000_000:  # bound memory: one size at a time
-        return np.concatenate([_hbm_bytes_batch(M, N, K, bm, bn, group, (p,), hw) for p in per_waves])
-    pid_m, pid_n = _launch_order(M, N, bm, bn, group)
-    n_sizes = len(per_waves)
-    wave = np.arange(blocks)[None, :] // np.asarray(per_waves)[:, None]  # (P, blocks): each block's wave
-    n_waves = int(wave[:, -1].max()) + 1
-    row = np.arange(n_sizes)[:, None]
-    a_bytes = np.minimum(bm, M - np.arange(grid_m) * bm) * K * elt  # real rows of each A panel
-    b_bytes = np.minimum(bn, N - np.arange(grid_n) * bn) * K * elt
-    footprint = np.zeros((n_sizes, n_waves), dtype=np.int64)
-    reused = np.zeros((n_sizes, n_waves), dtype=np.int64)
-    for panel_of_block, grid, panel_bytes in ((pid_m, grid_m, a_bytes), (pid_n, grid_n, b_bytes)):
-        touched = np.zeros((n_sizes, n_waves, grid), dtype=bool)
-        touched[row, wave, panel_of_block[None, :]] = True
-        flat = touched.ravel()
-        keys = np.flatnonzero(flat)  # (size, wave, panel) triples a wave touches, each once
-        size_wave, panel = np.divmod(keys, grid)
-        weights = panel_bytes[panel]
-        footprint.ravel()[:] += np.bincount(size_wave, weights=weights, minlength=footprint.size).astype(np.int64)
-        again = (size_wave % n_waves > 0) & flat[keys - grid]  # the previous wave touched it too
-        reused.ravel()[:] += np.bincount(size_wave[again], weights=weights[again],
-                                         minlength=reused.size).astype(np.int64)
-    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
-    with np.errstate(divide="ignore"):
-        kept = np.minimum(1.0, hw.l2_bytes / footprint[:, :-1])  # waves past the last touch nothing
-    # integers are exact; fsum makes each row's float sum independent of the padding waves,
-    # so one wave size alone gives the same bytes as in a batch (scalar == vectorised, exactly)
-    out = np.array([float(total) - math.fsum(row_kept) + M * N * elt
-                    for total, row_kept in zip(footprint.sum(axis=1), kept * reused[:, 1:])])
+    if min(per_waves) >= blocks:  # one wave: every panel read once
+        return np.full(len(per_waves), float((M * K + K * N + M * N) * elt))
+    a_prefix = np.concatenate([[0], np.cumsum(np.minimum(bm, M - np.arange(grid_m) * bm) * K * elt)])
+    b_prefix = np.concatenate([[0], np.cumsum(np.minimum(bn, N - np.arange(grid_n) * bn) * K * elt)])
+    in_group = group * grid_n
+    # every wave of every wave size, one after another
+    n_waves = [-(-blocks // p) for p in per_waves]
+    size = np.repeat(np.asarray(per_waves), n_waves)
+    start = np.concatenate([np.arange(0, blocks, p) for p in per_waves])
+    end = np.minimum(start + size, blocks)
+    first_wave = np.concatenate([[True] + [False] * (n - 1) for n in n_waves])
+    g0, g1 = start // in_group, (end - 1) // in_group
+    size0 = np.minimum(group, grid_m - g0 * group)
+    size1 = np.minimum(group, grid_m - g1 * group)
+    # first group: offsets [o0, o1) inside it; its rows [row0, row0 + length0) wrap inside the group
+    o0 = start - g0 * in_group
+    o1 = np.minimum(end, g0 * in_group + size0 * grid_n) - g0 * in_group
+    length0, row0 = o1 - o0, o0 % size0
+    whole0 = length0 >= size0
+    top = g0 * group
+    later = g1 > g0
+    length1 = end - g1 * in_group
+    rows = [
+        (top + np.where(whole0, 0, row0), top + np.where(whole0, size0, np.minimum(row0 + length0, size0))),
+        (top, top + np.where(whole0, 0, np.maximum(row0 + length0 - size0, 0))),  # the wrapped part
+        (np.where(later, (g0 + 1) * group, 0), np.where(later, g1 * group, 0)),  # groups covered whole
+        (np.where(later, g1 * group, 0), np.where(later, g1 * group + np.minimum(length1, size1), 0)),
+    ]
+    # columns: first group [c0, c1); then everything if a whole group lies between, else last group [0, c2)
+    c0, c1 = o0 // size0, (o1 - 1) // size0 + 1
+    c2 = np.where(later, (length1 - 1) // size1 + 1, 0)
+    every = g1 >= g0 + 2
+    merged = every | (c2 >= c0)
+    zero = np.zeros_like(c0)
+    cols = [
+        (np.where(merged, 0, c0), np.where(every, grid_n, np.where(merged, np.maximum(c1, c2), c1))),
+        (zero, np.where(merged, 0, c2)),
+    ]
+
+    def measure(prefix, intervals):
+        return sum(prefix[np.maximum(hi, lo)] - prefix[lo] for lo, hi in intervals)
+
+    def overlap_with_previous(prefix, intervals):
+        total = np.zeros(len(start), dtype=np.int64)
+        for lo, hi in intervals:
+            for prev_lo, prev_hi in intervals:
+                lo_, hi_ = np.maximum(lo[1:], prev_lo[:-1]), np.minimum(hi[1:], prev_hi[:-1])
+                total[1:] += prefix[np.maximum(hi_, lo_)] - prefix[lo_]
+        return np.where(first_wave, 0, total)
+
+    footprint = measure(a_prefix, rows) + measure(b_prefix, cols)
+    reused = overlap_with_previous(a_prefix, rows) + overlap_with_previous(b_prefix, cols)
+    bounds = np.cumsum([0] + n_waves)
+    out = np.array([_replay_total(footprint[i:j], reused[i:j], M * N * elt, hw) for i, j in zip(bounds, bounds[1:])])
     out.flags.writeable = False
     return out
 
 
+def _replay_total(footprint: np.ndarray, reused: np.ndarray, extra: int, hw: Hardware) -> float:
+    """Sum of one replay: every touched panel, less the share of re-touched ones still in L2, plus C.
+
+    Integers are exact and ``fsum`` is correctly rounded, so the result does not depend on
+    which other wave sizes were replayed in the same batch.
+    """
+    with np.errstate(divide="ignore"):
+        kept = np.minimum(1.0, hw.l2_bytes / footprint[:-1])  # a fraction min(1, L2 / footprint) survives
+    return float(footprint.sum()) - math.fsum(kept * reused[1:]) + extra
+
+
 def clear_caches() -> None:
-    """Forget every memoised launch order and HBM replay (for cold-start benchmarks)."""
-    _launch_order.cache_clear()
+    """Forget every memoised HBM replay (for cold-start benchmarks)."""
     _hbm_bytes_batch.cache_clear()
 
 
