@@ -32,6 +32,7 @@ __all__ = [
     "transfer",
     "sensitivity",
     "tflops",
+    "as_mnk",
 ]
 
 #: Percentiles of time/best that :func:`landscape` reports.
@@ -95,7 +96,8 @@ def tflops(flop: float, time_s):
     return flop / np.asarray(time_s) / 1e12
 
 
-def _as_mnk(shape) -> tuple[int, int, int]:
+def as_mnk(shape) -> tuple[int, int, int]:
+    """``(M, N, K)`` of a :class:`Shape` or a 3-sequence, validated (positive integers)."""
     if isinstance(shape, Shape):
         return shape.mnk
     try:
@@ -230,7 +232,7 @@ def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
     >>> len(land.configs), land.best.as_tuple()
     (3744, (256, 128, 32, 8, 4, 1))
     """
-    return _landscape(_as_mnk(shape), hw)
+    return _landscape(as_mnk(shape), hw)
 
 
 @lru_cache(maxsize=256)
@@ -270,7 +272,7 @@ def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
     shapes = tuple(shapes)
     if not shapes:
         raise ValueError("shapes must name at least one (M, N, K)")
-    lands = [landscape(_as_mnk(s), hw) for s in shapes]
+    lands = [landscape(as_mnk(s), hw) for s in shapes]
     optima = tuple(land.best for land in lands)
     matrix = np.array([[land_b.time_of(opt) / land_b.best_time_s for land_b in lands] for opt in optima])
     return Transfer(
@@ -308,7 +310,7 @@ def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware = H100_TC) -
     >>> s.ratios["warps"]
     ((1, inf), (2, inf), (4, inf), (8, 1.0))
     """
-    mnk = _as_mnk(shape)
+    mnk = as_mnk(shape)
     land = landscape(mnk, hw)
     base = land.best if base is None else base
     if not isinstance(base, GemmConfig):

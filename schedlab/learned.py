@@ -45,10 +45,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import LECTURE_SHAPES, Shape, landscape, llm_shapes
+from .analysis import LECTURE_SHAPES, Shape, as_mnk, landscape, llm_shapes
 from .hardware import H100_TC, Hardware
 from .model import blocks_per_sm
-from .space import WARP_GRID, GemmConfig, check_shape, config_array
+from .space import WARP_GRID, GemmConfig, config_array
 
 __all__ = [
     "FEATURE_SETS",
@@ -118,16 +118,6 @@ def _check_set(feature_set: str) -> tuple[str, ...]:
     return FEATURE_SETS[feature_set]
 
 
-def _mnk(shape) -> tuple[int, int, int]:
-    if isinstance(shape, Shape):
-        return shape.mnk
-    try:
-        M, N, K = shape
-    except (TypeError, ValueError):
-        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
-    return check_shape(M, N, K)
-
-
 def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) -> np.ndarray:
     """The ``(n, F)`` feature matrix of configurations on one shape; columns as ``FEATURE_SETS[feature_set]``.
 
@@ -147,7 +137,7 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) 
     2.0
     """
     names = _check_set(feature_set)
-    M, N, K = _mnk(shape)
+    M, N, K = as_mnk(shape)
     arr = config_array(configs)
     base = _base(arr, M, N, K, hw)
     cols = []
@@ -248,7 +238,7 @@ class CostModel:
 
     def rank(self, shape, k: int | None = None) -> tuple[GemmConfig, ...]:
         """The launchable configurations on ``shape``, fastest predicted first (the first ``k``)."""
-        land = landscape(_mnk(shape), self.hw)
+        land = landscape(as_mnk(shape), self.hw)
         order = np.argsort(self.predict_log_time(land.configs, shape), kind="stable")
         return tuple(land.configs[i] for i in order[:k])
 
@@ -256,7 +246,7 @@ class CostModel:
 def _training_rows(shapes, feature_set: str, hw: Hardware):
     X, y = [], []
     for s in shapes:
-        land = landscape(_mnk(s), hw)
+        land = landscape(as_mnk(s), hw)
         X.append(features(land.configs, land.shape, feature_set, hw))
         y.append(np.log(land.time_s))
     return np.concatenate(X), np.concatenate(y)
@@ -283,7 +273,7 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware = 
     _check_set(feature_set)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0:
         raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
-    mnks = tuple(dict.fromkeys(_mnk(s) for s in shapes))
+    mnks = tuple(dict.fromkeys(as_mnk(s) for s in shapes))
     if not mnks:
         raise ValueError("fit needs at least one training shape")
     X, y = _training_rows(mnks, feature_set, hw)
@@ -311,7 +301,7 @@ def fixed_ranking(shapes, hw: Hardware = H100_TC) -> tuple[tuple[GemmConfig, ...
     >>> order[0].as_tuple(), float(gmean[0])
     ((256, 128, 32, 8, 4, 1), 1.0)
     """
-    lands = [landscape(_mnk(s), hw) for s in shapes]
+    lands = [landscape(as_mnk(s), hw) for s in shapes]
     if not lands:
         raise ValueError("fixed_ranking needs at least one shape")
     log_slow = np.mean([np.log(land.ratio) for land in lands], axis=0)
@@ -327,8 +317,8 @@ def nearest_shape(shape, candidates) -> tuple[int, int, int]:
     >>> nearest_shape((32, 4096, 4096), [(16, 4096, 4096), (512, 4096, 4096)])
     (16, 4096, 4096)
     """
-    target = np.log2(_mnk(shape))
-    cands = [_mnk(c) for c in candidates]
+    target = np.log2(as_mnk(shape))
+    cands = [as_mnk(c) for c in candidates]
     if not cands:
         raise ValueError("nearest_shape needs at least one candidate")
     dist = [float(np.sum((np.log2(c) - target) ** 2)) for c in cands]
@@ -421,14 +411,14 @@ def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: 
     results, fit_s, predict_s = [], 0.0, 0.0
     for group, train, test in folds(split, shapes):
         for s in train:
-            landscape(_mnk(s), hw)  # landscapes are the data, not the training time
+            landscape(as_mnk(s), hw)  # landscapes are the data, not the training time
         start = time.perf_counter()
         model = fit(train, feature_set, alpha, hw)
         fit_s += time.perf_counter() - start
         fixed_order, _ = fixed_ranking(train, hw)
-        train_mnk = tuple(_mnk(s) for s in train)
+        train_mnk = tuple(as_mnk(s) for s in train)
         for s in test:
-            land = landscape(_mnk(s), hw)
+            land = landscape(as_mnk(s), hw)
             start = time.perf_counter()
             pred = model.predict_log_time(land.configs, land.shape)
             order = np.argsort(pred, kind="stable")

@@ -40,10 +40,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import LECTURE_SHAPES, Landscape, Shape, landscape, llm_shapes
+from .analysis import LECTURE_SHAPES, Landscape, as_mnk, landscape, llm_shapes
 from .hardware import H100_TC, Hardware
 from .model import blocks_per_sm
-from .space import SPACE, WARP_GRID, GemmConfig, all_configs, check_shape, config_array, launch_checks
+from .space import SPACE, WARP_GRID, GemmConfig, all_configs, config_array, launch_checks
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -84,16 +84,6 @@ _WIDTH = max(_SIZES)
 
 
 # --- validation -------------------------------------------------------------------------
-
-
-def _as_mnk(shape) -> tuple[int, int, int]:
-    if isinstance(shape, Shape):
-        return shape.mnk
-    try:
-        M, N, K = shape
-    except (TypeError, ValueError):
-        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
-    return check_shape(M, N, K)
 
 
 def _check_int(name: str, value, minimum: int) -> int:
@@ -247,7 +237,7 @@ def _context(mnk: tuple[int, int, int], hw: Hardware) -> _Shape:
 def _ctx(shape, hw: Hardware) -> _Shape:
     if not isinstance(hw, Hardware):
         raise ValueError(f"hw must be a Hardware, got {type(hw).__name__}")
-    return _context(_as_mnk(shape), hw)
+    return _context(as_mnk(shape), hw)
 
 
 def _noise_factors(seed: int, noise: float, n: int) -> np.ndarray:
@@ -1046,9 +1036,9 @@ class Comparison:
             if not 0 <= shape < len(self.shapes):
                 raise ValueError(f"shape index out of range: {shape}")
             return int(shape), self.strategies.index(name)
-        mnk = _as_mnk(shape)
+        mnk = as_mnk(shape)
         for i, s in enumerate(self.shapes):
-            if _as_mnk(s) == mnk:
+            if as_mnk(s) == mnk:
                 return i, self.strategies.index(name)
         raise ValueError(f"shape {mnk} is not in this comparison")
 
