@@ -6,6 +6,7 @@
     python -m schedlab demos 1 3       # only demos 1 and 3
     python -m schedlab top 512 14336 4096 -n 10
     python -m schedlab explain 256 128 32 8 4 1  4096 4096 4096
+    python -m schedlab search 4096 4096 4096 --strategy random model --seeds 100
 
 Every number printed comes from :mod:`schedlab.analysis` / :mod:`schedlab.model`
 and is formatted by :mod:`schedlab.render`; the observations are sentences built
@@ -24,6 +25,7 @@ from .analysis import LECTURE_SHAPES, landscape, sensitivity, space_summary, tra
 from .console import print_header, print_observations, print_render_table
 from .hardware import H100_TC
 from .model import TERMS, explain
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES, compare
 from .space import SPACE, GemmConfig, reasons
 
 __all__ = ["main", "DEMOS"]
@@ -279,6 +281,38 @@ def cmd_explain(args) -> int:
     return 0
 
 
+# --- search -------------------------------------------------------------------------------
+
+#: A search run shorter than this shows no progress bar (tqdm's ``delay``).
+PROGRESS_DELAY_S = 1.0
+#: Most seeds one `search` run may ask for (memory grows with seeds × 3744 configs).
+MAX_SEEDS = 1000
+
+
+def cmd_search(args) -> int:
+    shape = (args.M, args.N, args.K)
+    land = landscape(shape)  # validates the shape (ValueError names M, N or K)
+    chosen = set(args.strategy or STRATEGIES)
+    names = tuple(name for name in STRATEGIES if name in chosen)  # the comparison's order, no repeats
+    from tqdm import tqdm
+
+    with tqdm(total=len(names), desc="搜索", unit="个策略", file=sys.stderr, delay=PROGRESS_DELAY_S, leave=False,
+              disable=None, dynamic_ncols=True) as bar:
+
+        def progress(done: int, total: int, label: str) -> None:
+            bar.set_postfix_str(label, refresh=False)
+            bar.update(done - bar.n)
+
+        comparison = compare([shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise,
+                             progress=progress)
+    print_render_table(render.search_shape_table(comparison, shape))
+    n, k = len(land.configs), land.n_within(NEAR)
+    print(f"\n{n} 个能启动的配置里，离最优 {_NEAR_S} 以内的有 {k} 个（随机抽一个抽中的概率 {render.fmt_percent(k / n, 1)}）；"
+          f"最优 {render.fmt_config(land.best)}，{render.fmt_time(land.best_time_s)}。"
+          f"表里的次数按配置的真实（无噪声）时间判断，调优器自己只看得到带噪声的测量。")
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -286,6 +320,23 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"不是整数 / not an integer: {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"必须是正整数 / must be positive: {value}")
+    return value
+
+
+def _seed_count(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_SEEDS:
+        raise argparse.ArgumentTypeError(f"最多 {MAX_SEEDS} 个种子 / at most {MAX_SEEDS} seeds: {value}")
+    return value
+
+
+def _noise(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"不是数 / not a number: {text!r}") from None
+    if not (np.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"必须是有限的非负数 / must be a finite number >= 0: {text!r}")
     return value
 
 
@@ -332,6 +383,25 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ("M", "N", "K"):
         p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
     p.set_defaults(func=cmd_explain)
+
+    labels = "；".join(f"{name}：{render.STRATEGY_LABELS[name]}" for name in STRATEGIES)
+    p = sub.add_parser("search", help="比较搜索策略：测多少次才到最优的 5%% 以内 / compare tuning strategies",
+                       description="在 M×N×K 上用模型当\u201c硬件\u201d，让每种搜索策略用同样的预算、各跑 --seeds 个种子，"
+                                   "报告相信的最优配置第一次真的落在最优的 5% 以内时用了几次测量"
+                                   "（中位数、90% 分位数、预算内到达的比例）。"
+                                   f"策略：{labels}。"
+                                   " / Trials until a strategy's believed-best config is within 5% of the optimum.")
+    for name in ("M", "N", "K"):
+        p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
+    p.add_argument("--strategy", nargs="+", action="extend", choices=tuple(STRATEGIES), metavar="NAME",
+                   help=f"只比较这些策略（可写多个，默认全部）：{', '.join(STRATEGIES)}")
+    p.add_argument("--seeds", type=_seed_count, default=100,
+                   help=f"每种策略跑几个种子（0 … n−1，默认 100，最多 {MAX_SEEDS}） / number of seeds")
+    p.add_argument("--budget", type=_positive_int, default=DEFAULT_BUDGET,
+                   help=f"每次搜索最多测几个配置（默认 {DEFAULT_BUDGET}） / measurements per run")
+    p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE,
+                   help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
+    p.set_defaults(func=cmd_search)
     return parser
 
 

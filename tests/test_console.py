@@ -20,6 +20,7 @@ from schedlab import render
 from schedlab.__main__ import main
 from schedlab.console import print_observations, print_render_table, print_table, wrap
 from schedlab.model import TERMS
+from schedlab.search import STRATEGIES, compare
 
 SQUARE = (4096, 4096, 4096)
 HEADERS = ("演示 1", "演示 2", "演示 3", "演示 4")
@@ -248,6 +249,15 @@ BAD = [  # arguments, what stderr must name
     (["demos", "5"], "argument N"),
     (["top", "16", "4096"], "K"),
     (["frobnicate"], "invalid choice"),
+    (["search", "0", "4096", "4096"], "M must be a positive integer"),
+    (["search", "16", "4096"], "K"),
+    (["search", "16", "4096", "4096", "--strategy", "bogus"], "argument --strategy"),
+    (["search", "16", "4096", "4096", "--strategy"], "argument --strategy"),
+    (["search", "16", "4096", "4096", "--seeds", "0"], "argument --seeds"),
+    (["search", "16", "4096", "4096", "--seeds", "100000"], "argument --seeds"),
+    (["search", "16", "4096", "4096", "--budget", "x"], "argument --budget"),
+    (["search", "16", "4096", "4096", "--noise", "-0.1"], "argument --noise"),
+    (["search", "16", "4096", "4096", "--noise", "nan"], "argument --noise"),
 ]
 
 
@@ -260,7 +270,7 @@ def test_bad_input_exits_2_without_traceback(args, names):
     assert proc.stdout == ""
 
 
-@pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"]])
+@pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"], ["search"]])
 def test_help(capsys, sub):
     with pytest.raises(SystemExit) as exc:
         main([*sub, "--help"])
@@ -269,6 +279,76 @@ def test_help(capsys, sub):
     assert out.startswith("usage: schedlab")
     if sub == ["explain"]:
         assert "BM" in out and "STAGES" in out and "GROUP" in out
+    if sub == ["search"]:
+        assert all(opt in out for opt in ("--strategy", "--seeds", "--budget", "--noise"))
+        assert all(name in out for name in STRATEGIES)
+
+
+# --- search -------------------------------------------------------------------------------
+
+SEARCH_HEADERS = ("策略", "中位数", "90% 分位数", "预算内到达")
+
+
+def _trials(text: str) -> float:
+    return float("inf") if text == "—" else float(text)
+
+
+@pytest.mark.parametrize("shape, options, kwargs", [
+    (SQUARE, ["--seeds", "12", "--budget", "120"], dict(seeds=range(12), budget=120)),
+    ((16, 4096, 4096), ["--seeds", "8", "--noise", "0"], dict(seeds=range(8), noise=0.0)),
+    ((512, 14336, 4096), ["--seeds", "5", "--noise", "0.1", "--budget", "60"], dict(seeds=range(5), budget=60, noise=0.1)),
+], ids=["square", "decode-no-noise", "prefill-noisy"])
+def test_search_prints_what_compare_gives(capsys, shape, options, kwargs):
+    out = run_main(capsys, "search", *map(str, shape), *options)
+    rows = table_with(out, *SEARCH_HEADERS)
+    c = compare([shape], **kwargs)
+    assert [r[0] for r in rows] == [render.STRATEGY_LABELS[n] for n in STRATEGIES]
+    for row, name in zip(rows, STRATEGIES):
+        cell = c.cell(shape, name)
+        assert (_trials(row[1]), _trials(row[2])) == (cell.median, cell.p90)
+        assert float(row[3].rstrip("%")) == pytest.approx(100 * cell.reached, abs=0.51)
+        assert tuple(row) == [r for r in render.search_shape_table(c, shape).rows if r[0] == row[0]][0]
+    land = landscape(shape)
+    assert f"离最优 5% 以内的有 {land.n_within(1.05)} 个" in out
+    assert render.fmt_config(land.best) in out
+
+
+def test_search_strategy_subset_keeps_the_comparison_order(capsys):
+    out = run_main(capsys, "search", "2048", "2048", "512", "--strategy", "model", "random", "--strategy", "model",
+                   "--seeds", "6")
+    rows = table_with(out, *SEARCH_HEADERS)
+    assert [r[0] for r in rows] == [render.STRATEGY_LABELS["random"], render.STRATEGY_LABELS["model"]]
+    c = compare([(2048, 2048, 512)], ["random", "model"], seeds=range(6))
+    assert _trials(rows[1][1]) == c.cell(0, "model").median
+
+
+def test_search_defaults_are_the_comparison_defaults(capsys):
+    out = run_main(capsys, "search", "16", "4096", "4096", "--strategy", "exhaustive")
+    assert "100 个种子，每次预算 300 次测量，测量噪声 3%" in out
+    assert table_with(out, *SEARCH_HEADERS)[0][1] == render.fmt_trials(compare([(16, 4096, 4096)], ["exhaustive"])
+                                                                       .cell(0, "exhaustive").median)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_search_shows_a_progress_bar_on_a_terminal_only_after_the_delay(monkeypatch, capsys):
+    import schedlab.__main__ as cli
+
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0.0)
+    assert main(["search", "16", "4096", "4096", "--seeds", "3"]) == 0
+    bar = term.getvalue()
+    assert "搜索" in bar and "个策略" in bar and f"/{len(STRATEGIES)}" in bar
+    assert "策略" in capsys.readouterr().out  # the table still goes to stdout
+    quiet = _Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 60.0)  # a short run stays silent
+    assert main(["search", "16", "4096", "4096", "--seeds", "3"]) == 0
+    assert quiet.getvalue() == ""
 
 
 # --- console helpers ----------------------------------------------------------------------
