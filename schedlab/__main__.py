@@ -7,6 +7,7 @@
     python -m schedlab top 512 14336 4096 -n 10
     python -m schedlab explain 256 128 32 8 4 1  4096 4096 4096
     python -m schedlab search 4096 4096 4096 --strategy random model --seeds 100
+    python -m schedlab buckets 4096 4096 --M-max 512 --tol 0.05
 
 Every number printed comes from :mod:`schedlab.analysis` / :mod:`schedlab.model`
 and is formatted by :mod:`schedlab.render`; the observations are sentences built
@@ -402,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE,
                    help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
     p.set_defaults(func=cmd_search)
+    _add_buckets_parser(sub)  # defined in the "learned cost model and buckets" section at the end
     return parser
 
 
@@ -426,6 +428,112 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # `python -m schedlab | head`
         sys.stderr.close()
         return 0
+
+
+# --- learned cost model and buckets -----------------------------------------------------------
+# (appended section: `python -m schedlab buckets N K`)
+
+#: A `buckets` sweep shorter than this shows no progress bar (tqdm's ``delay``).
+BUCKETS_PROGRESS_DELAY_S = 1.0
+#: Largest ``--M-max`` of `buckets` (the sweep evaluates every launchable config about twice per 16 rows).
+MAX_M = 4096
+
+
+def bucket_grid(m_max: int) -> tuple[int, ...]:
+    """Token counts of `buckets`: 1, both ends ``16 j + 1`` and ``16 (j + 1)`` of every 16-row interval, and ``m_max``.
+
+    ``bucket_grid(512)`` is :data:`schedlab.buckets.DECODE_MS`.
+    """
+    return tuple(sorted({1, m_max} | set(range(16, m_max + 1, 16)) | set(range(17, m_max + 1, 16))))
+
+
+def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...]):
+    """:func:`schedlab.buckets.sweep` one ``M`` at a time, with a progress bar on stderr for long sweeps."""
+    from tqdm import tqdm
+
+    from . import buckets as B
+
+    rows, elapsed, one = [], 0.0, None
+    with tqdm(Ms, desc="扫描 M", unit="个 M", file=sys.stderr, delay=BUCKETS_PROGRESS_DELAY_S, leave=False,
+              disable=None, dynamic_ncols=True) as bar:
+        for M in bar:
+            one = B.sweep(N, K, Ms=(M,))
+            rows.append(one.time_s[0])
+            elapsed += one.elapsed_s
+    return B.Sweep(N=N, K=K, Ms=Ms, configs=one.configs, time_s=np.stack(rows), elapsed_s=elapsed)
+
+
+def cmd_buckets(args) -> int:
+    from . import buckets as B
+    from .analysis import LLAMA8B_PROJECTIONS
+    from .space import check_shape
+
+    _, N, K = check_shape(1, args.N, args.K)  # ValueError names N or K
+    Ms = bucket_grid(args.M_max)
+    tol = args.tol
+    sw = _bucket_sweep(N, K, Ms)
+    greedy, exact = B.greedy_cover(sw, tol), B.exact_cover(sw, tol)
+    down = B.power_of_two_cover(sw, tol)
+    top_power = 1 << (Ms[-1] - 1).bit_length()
+    up = B.power_of_two_cover(sw, tol, "up") if top_power in Ms else None
+    name = next((n for n, n_, k_ in LLAMA8B_PROJECTIONS if (n_, k_) == (N, K)), "—")
+    study = B.BucketStudy(name=name, sweep=sw, greedy=greedy, exact=exact, intervals=B.interval_cover(sw, tol),
+                          power_of_two=down, power_of_two_up=up)
+    tol_s = render.fmt_percent(tol, 1) if round(100 * tol) != 100 * tol else render.fmt_percent(tol)
+    print(f"M × {N} × {K}：M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M（1 和每个 16 行区间的两端 16j、16j + 1），"
+          f"每个 M 都要在自己最优的 {tol_s} 以内。")
+    print_render_table(render.cover_table(greedy))
+    print()
+    print_render_table(render.bucket_table([study]))
+
+    if exact is None:
+        verdict = "精确搜索超过了节点预算，没能确认贪心用的是不是最少"
+    elif study.greedy_optimal:
+        verdict = f"精确搜索确认 {exact.n_configs} 个就是最少"
+    else:
+        verdict = f"精确搜索找到只用 {exact.n_configs} 个配置的覆盖（贪心用了 {greedy.n_configs} 个）"
+    worst_m = sw.Ms[int(np.argmax(down.slowdown))]
+    lines = [f"{verdict}。按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍"
+             f"（M = {worst_m}）"]
+    if up is not None:
+        lines.append(f"向上取用 {up.n_configs} 个，最坏慢 {render.fmt_ratio(up.worst)} 倍"
+                     f"（M = {sw.Ms[int(np.argmax(up.slowdown))]}）")
+    else:
+        lines.append(f"向上取要用 M = {top_power} 的最优，它不在 1 … {Ms[-1]} 里，略去")
+    print("\n" + "；".join(lines) + f"。（{sw.n_evaluated} 次模型求值，{sw.elapsed_s:.1f} s）")
+    return 0
+
+
+def _m_max(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_M:
+        raise argparse.ArgumentTypeError(f"最大 {MAX_M} / at most {MAX_M}: {value}")
+    return value
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"不是数 / not a number: {text!r}") from None
+    if not (np.isfinite(value) and 0 <= value < 10):
+        raise argparse.ArgumentTypeError(f"必须在 [0, 10) 里 / must be in [0, 10): {text!r}")
+    return value
+
+
+def _add_buckets_parser(sub) -> None:
+    p = sub.add_parser("buckets", help="decode 的各个 M 要几个配置，和按 2 的幂分桶比 / bucket covers over M",
+                       description="固定一种投影的 N、K，在 M = 1 … --M-max 上（1 和每个 16 行区间的两端）算出每个 M 的最优，"
+                                   "找出最少几个配置能让每个 M 都在自己最优的 --tol 以内（贪心集合覆盖，并用精确搜索核对），"
+                                   "按 M 列出各段用哪个配置，并和按 2 的幂分桶（向下取、向上取）比较。"
+                                   " / The fewest configs keeping every M within --tol of its optimum, vs power-of-two buckets.")
+    for name in ("N", "K"):
+        p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数；例如 Llama-3-8B 的 O 投影 {name} = 4096）")
+    p.add_argument("--M-max", dest="M_max", type=_m_max, default=512,
+                   help=f"M 的上限（默认 512，最大 {MAX_M}） / largest M")
+    p.add_argument("--tol", type=_tolerance, default=0.05,
+                   help="容差：每个 M 允许比自己的最优慢多少（默认 0.05，即 5%%） / tolerance")
+    p.set_defaults(func=cmd_buckets)
 
 
 if __name__ == "__main__":

@@ -786,3 +786,241 @@ def descent_table(local_optima) -> Table:
     title = (f"一次坐标下降（随机起点、不重启、不限预算）停在离最优超过 {factor} 的局部最优的比例，"
              "那些局部最优有几个，一次下降平均花几次测量")
     return Table(title, ("形状", "卡住的比例", "不同的局部最优", "一次下降的测量"), rows)
+
+
+# --- learned cost model and buckets ---------------------------------------------------------
+# (appended section: tables of schedlab.learned and schedlab.buckets)
+
+from .buckets import BucketStudy, Cover  # noqa: E402
+from .learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation  # noqa: E402
+
+__all__ += [
+    "METHOD_LABELS",
+    "FEATURE_SET_LABELS",
+    "SPLIT_LABELS",
+    "COVER_LABELS",
+    "fmt_m_range",
+    "regret_table",
+    "hit_rate_table",
+    "feature_set_table",
+    "bucket_table",
+    "cover_table",
+]
+
+#: Method of :data:`schedlab.learned.METHODS` -> its name in the lecture.
+METHOD_LABELS = {
+    "model": "学到的代价模型",
+    "fixed": "固定一个配置",
+    "nearest": "最近形状的最优",
+}
+#: Feature set of :data:`schedlab.learned.FEATURE_SETS` -> what it holds.
+FEATURE_SET_LABELS = {
+    "knobs": "只有旋钮和形状",
+    "knobs+pairs": "旋钮、形状和它们的两两乘积",
+    "tile": "旋钮、形状和块的算术",
+}
+#: Split of :data:`schedlab.learned.SPLITS` -> what one fold holds out.
+SPLIT_LABELS = {
+    "projection": "每次留出一整个投影 (N, K)",
+    "tokens": "每次留出一个 token 数 M",
+    "both": "每次留出一个形状，并去掉和它同投影或同 M 的训练形状",
+}
+
+#: :attr:`schedlab.buckets.Cover.method` -> its name in the lecture.
+COVER_LABELS = {
+    "greedy": "集合覆盖（贪心）",
+    "exact": "集合覆盖（最少）",
+    "intervals": "连续区间",
+    "power-of-two": "2 的幂，向下取",
+    "power-of-two-up": "2 的幂，向上取",
+}
+
+
+def _check_cv(cv) -> CrossValidation:
+    if not isinstance(cv, CrossValidation):
+        raise ValueError(f"cv must be a schedlab.learned.CrossValidation, got {type(cv).__name__}")
+    return cv
+
+
+def _check_k(k) -> int:
+    if k not in TOP_K or isinstance(k, bool):
+        raise ValueError(f"k must be one of {TOP_K}, got {k!r}")
+    return k
+
+
+def _pick_words(k: int) -> str:
+    return "第一选择" if k == 1 else f"前 {k} 个选择里最好的一个"
+
+
+def regret_table(cv: CrossValidation, k: int = 1) -> Table:
+    """Per method: geometric mean and worst regret over the held-out shapes, and where the worst is.
+
+    A regret is the true time of the method's choice (the best of its first ``k``) over the
+    held-out shape's optimum (:meth:`CrossValidation.regrets`); ``1.000`` is a perfect pick.
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = regret_table(cross_validate("tokens"))
+    >>> t.headers
+    ('做法', '几何平均', '最坏', '最坏的形状')
+    >>> t.column("做法")
+    ('学到的代价模型', '固定一个配置', '最近形状的最优')
+    >>> t.rows[0][1]
+    '1.000'
+    """
+    cv, k = _check_cv(cv), _check_k(k)
+    rows = []
+    for method in METHODS:
+        regrets = cv.regrets(method, k)
+        worst = int(regrets.argmax())
+        where = cv.results[worst].name if regrets[worst] > 1.0 else MISSING
+        rows.append((METHOD_LABELS[method], fmt_ratio(cv.geomean_regret(method, k), 3),
+                     fmt_ratio(cv.worst_regret(method, k), 3), where))
+    title = (f"{SPLIT_LABELS.get(cv.split, cv.split)}，{len(cv.results)} 个留出形状上{_pick_words(k)}的时间 / "
+             f"该形状的最优（{FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set)}）")
+    return Table(title, ("做法", "几何平均", "最坏", "最坏的形状"), rows)
+
+
+def hit_rate_table(cv: CrossValidation, tol: float = 0.05) -> Table:
+    """Per method and ``k`` in :data:`~schedlab.learned.TOP_K`: the share of held-out shapes whose
+    first ``k`` picks hold one within ``tol`` of the optimum (:meth:`CrossValidation.hit_rate`).
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = hit_rate_table(cross_validate("tokens"))
+    >>> t.headers
+    ('做法', '前 1 个', '前 5 个', '前 10 个')
+    >>> t.rows[0]
+    ('学到的代价模型', '100%', '100%', '100%')
+    """
+    cv = _check_cv(cv)
+    tol = _real(tol, "tol")
+    rows = [(METHOD_LABELS[m],) + tuple(fmt_percent(cv.hit_rate(m, k, tol)) for k in TOP_K) for m in METHODS]
+    title = (f"{len(cv.results)} 个留出形状里，前 k 个选择中至少有一个在最优的 {_pct(tol)} 以内的比例"
+             f"（{SPLIT_LABELS.get(cv.split, cv.split)}）")
+    return Table(title, ("做法",) + tuple(f"前 {k} 个" for k in TOP_K), rows)
+
+
+def feature_set_table(cvs, tol: float = 0.05) -> Table:
+    """The learned model with different features, one row per cross-validation (same split).
+
+    Columns: the features, how many, the RMSE of predicted ``log(time)`` over every
+    configuration of every held-out shape, the first pick's geometric-mean and worst regret,
+    and the share of held-out shapes where the first pick is within ``tol``.
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = feature_set_table([cross_validate("tokens", "knobs")])
+    >>> t.headers
+    ('特征', '个数', '留出形状上 log 时间的 RMSE', '几何平均', '最坏', '第一选择在 5% 以内')
+    >>> t.rows[0][:2]
+    ('只有旋钮和形状', '10')
+    """
+    records = tuple(_check_cv(cv) for cv in cvs)
+    if not records:
+        raise ValueError("feature_set_table needs at least one cross-validation")
+    tol = _real(tol, "tol")
+    rows = []
+    for cv in records:
+        rmse = math.sqrt(sum(r.log_rmse ** 2 for r in cv.results) / len(cv.results))  # every shape: same rows
+        rows.append((FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set), str(len(FEATURE_SETS[cv.feature_set])),
+                     f"{rmse:.2f}", fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
+                     fmt_percent(cv.hit_rate("model", 1, tol))))
+    splits = {cv.split for cv in records}
+    title = (f"同一个岭回归，换一套特征（{SPLIT_LABELS.get(records[0].split, records[0].split)}）"
+             if len(splits) == 1 else "同一个岭回归，换一套特征")
+    return Table(title, ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏",
+                         f"第一选择在 {_pct(tol)} 以内"), rows)
+
+
+def fmt_m_range(first: int, last: int) -> str:
+    """``"17"`` or ``"17–32"``: a run of grid token counts.
+
+    Examples
+    --------
+    >>> fmt_m_range(17, 17), fmt_m_range(1, 16)
+    ('17', '1–16')
+    """
+    return str(first) if first == last else f"{first}–{last}"
+
+
+def _check_cover(cover) -> Cover:
+    if not isinstance(cover, Cover):
+        raise ValueError(f"cover must be a schedlab.buckets.Cover, got {type(cover).__name__}")
+    return cover
+
+
+def _cover_label(study: BucketStudy) -> str:
+    if study.greedy_optimal is None:
+        return "集合覆盖（贪心；精确搜索放弃）"
+    if study.greedy_optimal:
+        return "集合覆盖（贪心 = 最少）"
+    return f"集合覆盖（贪心；最少 {study.exact.n_configs} 个）"
+
+
+def bucket_table(studies) -> Table:
+    """Per projection: how many configurations keep every ``M`` within tolerance, against power-of-two buckets.
+
+    Three rows per :class:`~schedlab.buckets.BucketStudy`: the greedy set cover (marked
+    where :func:`~schedlab.buckets.exact_cover` proves it minimal), power-of-two bucketing
+    rounding ``M`` down and rounding it up. Columns: distinct configurations, the worst and
+    the mean slowdown (time / that ``M``'s optimum) over the grid, and whether every ``M``
+    stays within tolerance. A study whose ``power_of_two_up`` is ``None`` has no up row.
+
+    Examples
+    --------
+    >>> from schedlab.buckets import bucket_study
+    >>> t = bucket_table(bucket_study([("O", 4096, 4096)], Ms=(1, 16, 17, 32, 33, 64)))
+    >>> t.headers
+    ('投影', 'N×K', '做法', '配置数', '最坏', '平均', '每个 M 都在 5% 以内')
+    >>> t.rows[0][2:]
+    ('集合覆盖（贪心 = 最少）', '1', '1.000', '1.000', '✓')
+    >>> t.rows[1][2:]  # M = 17 and 33 reuse the optimum of 16 and 32
+    ('2 的幂，向下取', '3', '1.221', '1.054', '✗')
+    """
+    records = tuple(studies)
+    for s in records:
+        if not isinstance(s, BucketStudy):
+            raise ValueError(f"studies must hold schedlab.buckets.BucketStudy, got {type(s).__name__}")
+    if not records:
+        raise ValueError("bucket_table needs at least one study")
+    tol = records[0].greedy.tol
+    rows = []
+    for s in records:
+        covers = [(_cover_label(s), s.greedy), (COVER_LABELS[s.power_of_two.method], s.power_of_two)]
+        if s.power_of_two_up is not None:
+            covers.append((COVER_LABELS[s.power_of_two_up.method], s.power_of_two_up))
+        for label, c in covers:
+            rows.append((s.name, f"{s.sweep.N}×{s.sweep.K}", label, str(c.n_configs), fmt_ratio(c.worst, 3),
+                         fmt_ratio(c.mean, 3), "✓" if c.keeps_all else "✗"))
+    Ms = records[0].sweep.Ms
+    title = (f"M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M 上：每个 M 都要在自己最优的 {_pct(tol)} 以内，"
+             "要几个配置；和按 2 的幂分桶比（时间 / 该 M 的最优）")
+    return Table(title, ("投影", "N×K", "做法", "配置数", "最坏", "平均", f"每个 M 都在 {_pct(tol)} 以内"), rows)
+
+
+def cover_table(cover: Cover) -> Table:
+    """A cover as a lookup table: each run of grid ``M`` (:attr:`Cover.buckets`), its configuration,
+    and the worst slowdown over the run.
+
+    Examples
+    --------
+    >>> from schedlab.buckets import greedy_cover, sweep
+    >>> t = cover_table(greedy_cover(sweep(4096, 4096, Ms=(1, 16, 17, 32, 33, 64, 65, 128))))
+    >>> t.headers
+    ('M', '(BM, BN, BK, warps, stages, GROUP_M)', '最坏（时间 / 该 M 的最优）')
+    >>> t.rows  # doctest: +NORMALIZE_WHITESPACE
+    (('1', '(64, 64, 128, 2, 4, 1)', '1.000'), ('16–65', '(128, 32, 128, 2, 4, 1)', '1.000'),
+     ('128', '(64, 64, 128, 2, 4, 1)', '1.000'))
+    """
+    cover = _check_cover(cover)
+    rows, i = [], 0
+    for first, last, cfg in cover.buckets:
+        j = cover.Ms.index(last) + 1
+        rows.append((fmt_m_range(first, last), fmt_config(cfg), fmt_ratio(float(cover.slowdown[i:j].max()), 3)))
+        i = j
+    title = f"{COVER_LABELS.get(cover.method, cover.method)}：{cover.n_configs} 个配置，按 M 查表（网格上 {len(cover.Ms)} 个 M）"
+    return Table(title, ("M", _CONFIG_HEADER, "最坏（时间 / 该 M 的最优）"), rows)
