@@ -12,7 +12,7 @@ EXECUTED = ROOT / "_build" / "jupyter_execute"
 SPHINX_HTML = [sys.executable, "-m", "sphinx", "-c", ".", "-d", "_build/doctrees", "-W", "--keep-going", "-b", "html",
                "book", "_build/html"]
 #: Every page of the site, without suffix; a new page must be added here (and gets all site checks).
-PAGES = ("index", "space", "landscape", "shapes", "sensitivity", "searching", "model")
+PAGES = ("index", "space", "landscape", "shapes", "sensitivity", "searching", "buckets", "model")
 
 
 @pytest.fixture(scope="session")

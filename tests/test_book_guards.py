@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import schedlab.analysis
+import schedlab.buckets
 import schedlab.model
 import schedlab.search
 from schedlab import H100_TC
@@ -40,6 +41,9 @@ def clear_caches():
     # the search tables (launchable configs, per-shape times and features) are memoised per machine too
     schedlab.search._space.cache_clear()
     schedlab.search._context.cache_clear()
+    # the bucket sweeps (launchable configs, times per M) of the buckets page
+    schedlab.buckets._sweep.cache_clear()
+    schedlab.buckets.launchable_configs.cache_clear()
 
 
 @pytest.fixture
@@ -61,7 +65,7 @@ def perturb():
 def test_every_page_has_doctests_and_they_pass_unperturbed():
     results = run_book_doctests()
     assert set(results) >= {"index.md", "space.md", "landscape.md", "shapes.md", "sensitivity.md", "searching.md",
-                            "model.md"}
+                            "buckets.md", "model.md"}
     for page, (failed, tried) in results.items():
         assert tried > 0, f"{page} has no doctest guarding its numbers"
         assert failed == 0, f"{page}: {failed} of {tried} doctests fail on the unperturbed model"
@@ -74,10 +78,13 @@ def test_every_page_has_doctests_and_they_pass_unperturbed():
         # (and so the space every search strategy walks)
         ({"smem_limit": 200 * 1024}, {"index.md", "space.md", "searching.md"}),
         # a 10 % faster clock changes every time and TFLOPS figure (and the local searches' trial
-        # counts, and where coordinate descent gets stuck)
-        ({"clock_hz": H100_TC.clock_hz * 1.1}, {"landscape.md", "model.md", "shapes.md", "searching.md"}),
-        # half the L2 bandwidth changes which tiles win (and every strategy's trials to 5 %)
-        ({"l2_bw_bytes_per_s": H100_TC.l2_bw_bytes_per_s / 2}, {"landscape.md", "sensitivity.md", "searching.md"}),
+        # counts, and where coordinate descent gets stuck; and the baselines' regrets and the bucket covers)
+        ({"clock_hz": H100_TC.clock_hz * 1.1}, {"landscape.md", "model.md", "shapes.md", "searching.md",
+                                                 "buckets.md"}),
+        # half the L2 bandwidth changes which tiles win (and every strategy's trials to 5 %, and which
+        # configurations cover the decode M)
+        ({"l2_bw_bytes_per_s": H100_TC.l2_bw_bytes_per_s / 2}, {"landscape.md", "sensitivity.md", "searching.md",
+                                                                 "buckets.md"}),
     ],
     ids=["smem_limit", "clock", "l2_bandwidth"],
 )
