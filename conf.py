@@ -78,6 +78,7 @@ html_theme_options = {
 html_context = {"default_mode": "light"}  # no "invalid theme mode" console error on first visit
 html_static_path = ["book/_static"]
 html_favicon = "book/_static/favicon.svg"
+html_css_files = ["custom.css"]  # table padding for the pages' HTML tables
 html_last_updated_fmt = None
 html_show_sourcelink = True
 html_copy_source = True
