@@ -30,7 +30,7 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator,
                                PercentFormatter)
 
-from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Transfer
+from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Transfer, as_mnk
 from .hardware import H100_TC, Hardware
 from .model import TERMS, Breakdown
 from .render import STRATEGY_LABELS
@@ -88,15 +88,11 @@ def _figure(height_ratio: float, width: float | None = None) -> Figure:
     return _ShownFigure(figsize=(w, w * height_ratio), layout="constrained")
 
 
-def _mnk(shape) -> tuple[int, int, int]:
-    return (shape.M, shape.N, shape.K) if hasattr(shape, "mnk") else tuple(int(x) for x in shape[:3])
-
-
 def _shape_label(shape) -> str:
     """``Shape.short`` for a :class:`~schedlab.analysis.Shape`, ``"M×N×K"`` for a tuple."""
     if hasattr(shape, "short"):
         return shape.short
-    return "×".join(str(x) for x in _mnk(shape))
+    return "×".join(str(x) for x in as_mnk(shape))
 
 
 def _lecture_name(mnk) -> str:
@@ -409,7 +405,7 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
     matplotlib.figure.Figure
         One axes; the shapes are ``ax.collections[0]`` (offsets: intensity, TFLOPS).
     """
-    mnk = np.array([_mnk(s) for s in transfer.shapes], dtype=float)
+    mnk = np.array([as_mnk(s) for s in transfer.shapes], dtype=float)
     M, N, K = mnk.T
     intensity = 2 * M * N * K / ((M * K + K * N + M * N) * hw.bytes_per_element)
     achieved = np.asarray(transfer.best_tflops, dtype=float)
@@ -544,7 +540,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
         its band.
     """
     i = comparison._where(shape, comparison.strategies[0])[0]
-    mnk = _mnk(comparison.shapes[i])
+    mnk = as_mnk(comparison.shapes[i])
     names = comparison.strategies
     x = np.arange(1, comparison.budget + 1)
     ncols = min(3, len(names))

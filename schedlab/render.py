@@ -22,7 +22,7 @@ import math
 import numbers
 from dataclasses import dataclass, fields
 
-from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Shape, SpaceSummary, Transfer
+from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Shape, SpaceSummary, Transfer, as_mnk
 from .hardware import H100_SOURCES, H100_TC, Hardware, KiB, MiB
 from .model import TERMS, Breakdown
 from .search import CellSummary, Comparison, LocalOptima
@@ -257,13 +257,6 @@ def fmt_config(cfg: GemmConfig) -> str:
     return str(cfg.as_tuple())
 
 
-def _mnk(shape) -> tuple[int, int, int]:
-    if isinstance(shape, Shape):
-        return shape.mnk
-    M, N, K = shape
-    return int(M), int(N), int(K)
-
-
 def fmt_shape(shape) -> str:
     """``M×N×K`` of a :class:`~schedlab.analysis.Shape` or an ``(M, N, K)`` tuple.
 
@@ -272,7 +265,7 @@ def fmt_shape(shape) -> str:
     >>> fmt_shape((512, 14336, 4096))
     '512×14336×4096'
     """
-    return "×".join(map(str, _mnk(shape)))
+    return "×".join(map(str, as_mnk(shape)))
 
 
 def shape_name(shape) -> str:

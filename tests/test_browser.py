@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.site_build import PAGES, built_site  # noqa: F401  (fixture)
+from tests.site_build import PAGES
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # As root and offline: no sandbox, and none of Chromium's own background connections.

@@ -50,14 +50,6 @@ def studies():
     return B.bucket_study(PROJECTIONS, Ms=GRID)
 
 
-@pytest.fixture
-def close():
-    made = []
-    yield made.append
-    import matplotlib.pyplot as plt
-
-    for fig in made:
-        plt.close(fig)
 
 
 def ratio(text: str) -> float:

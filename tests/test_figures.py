@@ -45,15 +45,6 @@ def book_rc():
         yield matplotlib.rcParams
 
 
-@pytest.fixture
-def close():
-    """Collect figures and close them after the test (``plt.close`` works on unmanaged figures too)."""
-    made = []
-    yield made.append
-    import matplotlib.pyplot as plt
-
-    for fig in made:
-        plt.close(fig)
 
 
 # --- the figures under test, built from the lecture's data ------------------------------

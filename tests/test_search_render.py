@@ -39,14 +39,6 @@ def comparison():
     return compare(shapes, seeds=range(20), budget=150)
 
 
-@pytest.fixture
-def close():
-    made = []
-    yield made.append
-    import matplotlib.pyplot as plt
-
-    for fig in made:
-        plt.close(fig)
 
 
 def count(text: str) -> float:

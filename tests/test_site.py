@@ -7,7 +7,7 @@ import re
 import jieba
 import pytest
 
-from tests.site_build import PAGES, ROOT, built_site  # noqa: F401  (fixture)
+from tests.site_build import PAGES, ROOT
 
 BOOK = ROOT / "book"
 
