@@ -144,34 +144,35 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     >>> hbm_bytes(4096, 4096, 4096, 256, 128, 1, 132) / 2**20  # MiB
     96.0
     """
-    return float(_hbm_bytes_batch(M, N, K, bm, bn, group, (per_wave,), hw)[0])
+    return float(_replay_bytes(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
 
 
-@lru_cache(maxsize=4096)
-def _hbm_bytes_batch(M, N, K, bm, bn, group, per_waves: tuple[int, ...], hw: Hardware) -> np.ndarray:
-    """:func:`hbm_bytes` for several wave sizes of one tiling and launch order, in one numpy pass.
+@lru_cache(maxsize=1024)
+def _replay_bytes(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
+    """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` at once: every wave of every one in one pass.
 
     Wave ``w`` runs pids ``[s, e)``. A group of ``G`` rows holds ``G * grid_n`` consecutive
     pids (the last group may have fewer rows), walked down its rows, then right. So a wave
     touches, in its first group, a column interval and a (cyclic) row interval; all rows and
     columns of any group it covers whole; and, in its last group, columns from 0 and rows
-    from the group's first row. Bytes of a union of disjoint intervals come from prefix sums,
-    so the replay costs O(waves), not O(blocks).
+    from the group's first row. The first ``i`` row panels hold ``min(i * bm, M) * K`` elements,
+    so the bytes of an interval are a difference of two such prefixes: the replay costs
+    O(waves), not O(blocks).
     """
     elt = hw.bytes_per_element
+    bm, bn, group, per_wave = (np.array(c, dtype=np.int64) for c in zip(*combos))
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
-    if min(per_waves) >= blocks:  # one wave: every panel read once
-        return np.full(len(per_waves), float((M * K + K * N + M * N) * elt))
-    a_prefix = np.concatenate([[0], np.cumsum(np.minimum(bm, M - np.arange(grid_m) * bm) * K * elt)])
-    b_prefix = np.concatenate([[0], np.cumsum(np.minimum(bn, N - np.arange(grid_n) * bn) * K * elt)])
+    n_waves = -(-blocks // per_wave)
+    # one entry per wave of every combo
+    combo = np.repeat(np.arange(len(combos)), n_waves)
+    first = np.concatenate([[0], np.cumsum(n_waves)[:-1]])
+    index = np.arange(combo.size) - first[combo]
+    bm, bn, group, per_wave, grid_m, grid_n, blocks = (x[combo] for x in (bm, bn, group, per_wave, grid_m, grid_n,
+                                                                          blocks))
+    start = index * per_wave
+    end = np.minimum(start + per_wave, blocks)
     in_group = group * grid_n
-    # every wave of every wave size, one after another
-    n_waves = [-(-blocks // p) for p in per_waves]
-    size = np.repeat(np.asarray(per_waves), n_waves)
-    start = np.concatenate([np.arange(0, blocks, p) for p in per_waves])
-    end = np.minimum(start + size, blocks)
-    first_wave = np.concatenate([[True] + [False] * (n - 1) for n in n_waves])
     g0, g1 = start // in_group, (end - 1) // in_group
     size0 = np.minimum(group, grid_m - g0 * group)
     size1 = np.minimum(group, grid_m - g1 * group)
@@ -194,45 +195,44 @@ def _hbm_bytes_batch(M, N, K, bm, bn, group, per_waves: tuple[int, ...], hw: Har
     c2 = np.where(later, (length1 - 1) // size1 + 1, 0)
     every = g1 >= g0 + 2
     merged = every | (c2 >= c0)
-    zero = np.zeros_like(c0)
     cols = [
         (np.where(merged, 0, c0), np.where(every, grid_n, np.where(merged, np.maximum(c1, c2), c1))),
-        (zero, np.where(merged, 0, c2)),
+        (np.zeros_like(c0), np.where(merged, 0, c2)),
     ]
 
-    def measure(prefix, intervals):
-        return sum(prefix[np.maximum(hi, lo)] - prefix[lo] for lo, hi in intervals)
+    def panel_bytes(tile, extent):
+        def measure(lo, hi, part=slice(None)):  # panels [lo, hi) hold min(hi * tile, extent) - ... rows
+            t = tile[part]
+            return (np.minimum(np.maximum(hi, lo) * t, extent) - np.minimum(lo * t, extent)) * K * elt
+        return measure
 
-    def overlap_with_previous(prefix, intervals):
-        total = np.zeros(len(start), dtype=np.int64)
+    a_bytes, b_bytes = panel_bytes(bm, M), panel_bytes(bn, N)
+
+    def with_previous(measure, intervals):  # bytes also touched by the previous wave of the same combo
+        total = np.zeros(combo.size, dtype=np.int64)
         for lo, hi in intervals:
             for prev_lo, prev_hi in intervals:
-                lo_, hi_ = np.maximum(lo[1:], prev_lo[:-1]), np.minimum(hi[1:], prev_hi[:-1])
-                total[1:] += prefix[np.maximum(hi_, lo_)] - prefix[lo_]
-        return np.where(first_wave, 0, total)
+                total[1:] += measure(np.maximum(lo[1:], prev_lo[:-1]), np.minimum(hi[1:], prev_hi[:-1]), slice(1, None))
+        return np.where(index > 0, total, 0)
 
-    footprint = measure(a_prefix, rows) + measure(b_prefix, cols)
-    reused = overlap_with_previous(a_prefix, rows) + overlap_with_previous(b_prefix, cols)
-    bounds = np.cumsum([0] + n_waves)
-    out = np.array([_replay_total(footprint[i:j], reused[i:j], M * N * elt, hw) for i, j in zip(bounds, bounds[1:])])
+    footprint = sum(a_bytes(lo, hi) for lo, hi in rows) + sum(b_bytes(lo, hi) for lo, hi in cols)
+    reused = with_previous(a_bytes, rows) + with_previous(b_bytes, cols)
+    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
+    kept_reused = np.zeros(combo.size)
+    later_wave = index > 0
+    kept_reused[later_wave] = np.minimum(1.0, hw.l2_bytes / footprint[np.flatnonzero(later_wave) - 1]) \
+        * reused[later_wave]
+    # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch
+    touched = np.add.reduceat(footprint, first)
+    out = np.array([float(t) - math.fsum(kept_reused[i:i + n]) + M * N * elt
+                    for t, i, n in zip(touched.tolist(), first.tolist(), n_waves.tolist())])
     out.flags.writeable = False
     return out
 
 
-def _replay_total(footprint: np.ndarray, reused: np.ndarray, extra: int, hw: Hardware) -> float:
-    """Sum of one replay: every touched panel, less the share of re-touched ones still in L2, plus C.
-
-    Integers are exact and ``fsum`` is correctly rounded, so the result does not depend on
-    which other wave sizes were replayed in the same batch.
-    """
-    with np.errstate(divide="ignore"):
-        kept = np.minimum(1.0, hw.l2_bytes / footprint[:-1])  # a fraction min(1, L2 / footprint) survives
-    return float(footprint.sum()) - math.fsum(kept * reused[1:]) + extra
-
-
 def clear_caches() -> None:
     """Forget every memoised HBM replay (for cold-start benchmarks)."""
-    _hbm_bytes_batch.cache_clear()
+    _replay_bytes.cache_clear()
 
 
 def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:
@@ -322,14 +322,8 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
 
     # --- HBM: replay the launch order; waves overlap at their edges, so the HBM queue
     # sees the kernel's average demand per k-step ------------------------------------
-    bytes_hbm = np.empty(len(arr))
-    tilings, tiling_of = np.unique(np.stack([bm, bn, group], axis=1), axis=0, return_inverse=True)
-    tiling_of = tiling_of.ravel()
-    for t, (tile_m, tile_n, tile_group) in enumerate(tilings.tolist()):
-        members = np.flatnonzero(tiling_of == t)
-        sizes, size_of = np.unique(per_wave[members], return_inverse=True)
-        replay = _hbm_bytes_batch(M, N, K, tile_m, tile_n, tile_group, tuple(sizes.tolist()), hw)
-        bytes_hbm[members] = replay[size_of.ravel()]
+    combos, combo_of = np.unique(np.stack([bm, bn, group, per_wave], axis=1), axis=0, return_inverse=True)
+    bytes_hbm = _replay_bytes(M, N, K, tuple(map(tuple, combos.tolist())), hw)[combo_of.ravel()]
     t_hbm = bytes_hbm / (waves * k_steps * hw.hbm_bw_bytes_per_s)
     t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
     fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma
