@@ -324,21 +324,33 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _seed_count(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_SEEDS:
-        raise argparse.ArgumentTypeError(f"最多 {MAX_SEEDS} 个种子 / at most {MAX_SEEDS} seeds: {value}")
-    return value
+def _int_up_to(maximum: int):
+    """An argparse type: a positive integer no larger than ``maximum``."""
+    def parse(text: str) -> int:
+        value = _positive_int(text)
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"最大 {maximum} / at most {maximum}: {value}")
+        return value
+    return parse
 
 
-def _noise(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"不是数 / not a number: {text!r}") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"必须是有限的非负数 / must be a finite number >= 0: {text!r}")
-    return value
+def _number_in(low: float, high: float | None = None):
+    """An argparse type: a finite number ``>= low`` and, when given, ``< high``."""
+    where = f"[{low:g}, {high:g})" if high is not None else f">= {low:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"不是数 / not a number: {text!r}") from None
+        if not (np.isfinite(value) and value >= low and (high is None or value < high)):
+            raise argparse.ArgumentTypeError(f"必须是有限的数，{where} / must be a finite number {where}: {text!r}")
+        return value
+    return parse
+
+
+_seed_count = _int_up_to(MAX_SEEDS)
+_noise = _number_in(0.0)
 
 
 def _demo_number(text: str) -> int:
@@ -504,21 +516,8 @@ def cmd_buckets(args) -> int:
     return 0
 
 
-def _m_max(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_M:
-        raise argparse.ArgumentTypeError(f"最大 {MAX_M} / at most {MAX_M}: {value}")
-    return value
-
-
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"不是数 / not a number: {text!r}") from None
-    if not (np.isfinite(value) and 0 <= value < 10):
-        raise argparse.ArgumentTypeError(f"必须在 [0, 10) 里 / must be in [0, 10): {text!r}")
-    return value
+_m_max = _int_up_to(MAX_M)
+_tolerance = _number_in(0.0, 10.0)
 
 
 def _add_buckets_parser(sub) -> None:
