@@ -48,7 +48,7 @@ import numpy as np
 from .analysis import LECTURE_SHAPES, Shape, as_mnk, landscape, llm_shapes
 from .hardware import H100_TC, Hardware
 from .model import blocks_per_sm
-from .space import WARP_GRID, GemmConfig, config_array
+from .space import GemmConfig, config_array, warp_grid
 
 __all__ = [
     "FEATURE_SETS",
@@ -88,8 +88,7 @@ ALPHA = 1e-4
 
 def _base(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
     bm, bn, bk, warps, stages, group = (arr[:, j].astype(float) for j in range(6))
-    wy = np.select([arr[:, 3] == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
-    wx = np.select([arr[:, 3] == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    wy, wx = warp_grid(arr[:, 3])
     grid_m, grid_n, k_steps = np.ceil(M / bm), np.ceil(N / bn), np.ceil(K / bk)
     blocks = grid_m * grid_n
     r = blocks_per_sm(arr, hw).astype(float)

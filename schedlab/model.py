@@ -28,7 +28,7 @@ from functools import lru_cache
 import numpy as np
 
 from .hardware import H100_TC, Hardware
-from .space import WARP_GRID, GemmConfig, check_shape, config_array, launch_checks
+from .space import GemmConfig, check_shape, config_array, launch_checks, warp_grid
 
 __all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes",
            "clear_caches"]
@@ -99,12 +99,6 @@ class Breakdown:
         return {name: getattr(self, name) for name in TERMS}
 
 
-def _warp_grid(warps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    wy = np.select([warps == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
-    wx = np.select([warps == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
-    return wy, wx
-
-
 def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
     """Resident blocks per SM (occupancy) for an ``(n, 6)`` config array.
 
@@ -116,7 +110,7 @@ def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
     Zero for a configuration that does not fit one block.
     """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    wy, wx = _warp_grid(warps)
+    wy, wx = warp_grid(warps)
     threads = warps * hw.warp_size
     regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
     regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
@@ -300,7 +294,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTe
 def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
     """The model proper, for launchable configurations only."""
     bm, bn, bk, warps, stages, group = (arr[:, j] for j in range(6))
-    wy, wx = _warp_grid(warps)
+    wy, wx = warp_grid(warps)
     elt = hw.bytes_per_element
     clk = hw.clock_hz
     lat = hw.mem_latency_s

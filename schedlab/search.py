@@ -43,7 +43,7 @@ import numpy as np
 from .analysis import LECTURE_SHAPES, Landscape, as_mnk, landscape, llm_shapes
 from .hardware import H100_TC, Hardware
 from .model import blocks_per_sm
-from .space import SPACE, WARP_GRID, GemmConfig, all_configs, config_array, launch_checks
+from .space import SPACE, GemmConfig, all_configs, config_array, launch_checks, warp_grid
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -191,8 +191,7 @@ def _features(values: np.ndarray, mnk: tuple[int, int, int], hw: Hardware) -> np
     """Static features of launchable configs on one shape, standardised over the space."""
     M, N, K = mnk
     bm, bn, bk, warps, stages, group = (values[:, j].astype(np.float64) for j in range(6))
-    wy = np.select([values[:, 3] == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
-    wx = np.select([values[:, 3] == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    wy, wx = warp_grid(values[:, 3])
     logs = np.log2(values.astype(np.float64))
     r = np.maximum(blocks_per_sm(values, hw), 1)
     blocks = np.ceil(M / bm) * np.ceil(N / bn)

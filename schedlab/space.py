@@ -23,6 +23,7 @@ __all__ = [
     "SPACE",
     "KNOB_NAMES",
     "WARP_GRID",
+    "warp_grid",
     "GemmConfig",
     "Reason",
     "all_configs",
@@ -179,6 +180,13 @@ class Reason(NamedTuple):
     message: str
 
 
+def warp_grid(warps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised :data:`WARP_GRID`: (warps along M, warps along N) for an array of num_warps."""
+    wy = np.select([warps == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
+    wx = np.select([warps == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    return wy, wx
+
+
 def launch_checks(arr: np.ndarray, hw: Hardware = H100_TC) -> dict[str, np.ndarray]:
     """Vectorised pruning: for an ``(n, 6)`` config array, one boolean array per failure code.
 
@@ -192,8 +200,7 @@ def launch_checks(arr: np.ndarray, hw: Hardware = H100_TC) -> dict[str, np.ndarr
       one FP32 accumulator register per output element per thread plus the rest.
     """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    wy = np.select([warps == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
-    wx = np.select([warps == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    wy, wx = warp_grid(warps)
     wm, wn = bm // wy, bn // wx
     smem = stages * (bm + bn) * bk * hw.bytes_per_element > hw.smem_limit
     mma = (wm < hw.mma_m) | (wn < hw.mma_n)
