@@ -27,7 +27,7 @@ from matplotlib.text import Text  # noqa: E402
 from schedlab import buckets as B  # noqa: E402
 from schedlab import figures, learned, render  # noqa: E402
 from schedlab.__main__ import bucket_grid, main  # noqa: E402
-from tests.test_console import _Terminal, run_cli, table_with  # noqa: E402
+from tests.test_console import _Terminal, table_with  # noqa: E402
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
 #: A small grid holding every power of two it needs (both roundings) and the 16 j + 1 points.
@@ -325,25 +325,3 @@ def test_buckets_help(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: schedlab buckets") and "--M-max" in out and "--tol" in out
-
-
-BAD = [  # arguments, what stderr must name
-    (["buckets", "0", "4096"], "N must be a positive integer"),
-    (["buckets", "4096", "-3"], "K must be a positive integer"),
-    (["buckets", "4096", "x"], "argument K"),
-    (["buckets", "4096"], "K"),
-    (["buckets", "4096", "4096", "--M-max", "0"], "argument --M-max"),
-    (["buckets", "4096", "4096", "--M-max", "100000"], "argument --M-max"),
-    (["buckets", "4096", "4096", "--tol", "-0.1"], "argument --tol"),
-    (["buckets", "4096", "4096", "--tol", "inf"], "argument --tol"),
-    (["buckets", "4096", "4096", "--tol", "five"], "argument --tol"),
-]
-
-
-@pytest.mark.parametrize("args, names", BAD, ids=[" ".join(a) for a, _ in BAD])
-def test_buckets_bad_input_exits_2_without_traceback(args, names):
-    proc = run_cli(*args)
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
-    assert names in proc.stderr, proc.stderr
-    assert proc.stdout == ""

@@ -258,6 +258,15 @@ BAD = [  # arguments, what stderr must name
     (["search", "16", "4096", "4096", "--budget", "x"], "argument --budget"),
     (["search", "16", "4096", "4096", "--noise", "-0.1"], "argument --noise"),
     (["search", "16", "4096", "4096", "--noise", "nan"], "argument --noise"),
+    (["buckets", "0", "4096"], "N must be a positive integer"),
+    (["buckets", "4096", "-3"], "K must be a positive integer"),
+    (["buckets", "4096", "x"], "argument K"),
+    (["buckets", "4096"], "K"),
+    (["buckets", "4096", "4096", "--M-max", "0"], "argument --M-max"),
+    (["buckets", "4096", "4096", "--M-max", "100000"], "argument --M-max"),
+    (["buckets", "4096", "4096", "--tol", "-0.1"], "argument --tol"),
+    (["buckets", "4096", "4096", "--tol", "inf"], "argument --tol"),
+    (["buckets", "4096", "4096", "--tol", "five"], "argument --tol"),
 ]
 
 
