@@ -25,6 +25,8 @@ __all__ = [
     "QUANTILES",
     "SpaceSummary",
     "Landscape",
+    "TieGroup",
+    "TIE_RTOL",
     "Transfer",
     "Sensitivity",
     "space_summary",
@@ -155,6 +157,64 @@ def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
 
 # --- demo 2: the landscape ---------------------------------------------------------------
 
+#: Relative tolerance under which two model times are one tie: different knob values that give
+#: the same time up to rounding (1 ulp apart when, say, BK doubles and the k-steps halve).
+TIE_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class TieGroup:
+    """Configurations with the same model time on one shape (an exact tie, up to ``TIE_RTOL``).
+
+    ``configs`` keep ``SPACE`` order, so ``configs[0]`` is the one ``np.argmin`` picks.
+    """
+
+    configs: tuple[GemmConfig, ...]
+    time_s: float
+    tflops: float
+    ratio: float
+
+    @property
+    def first(self) -> GemmConfig:
+        return self.configs[0]
+
+    def varying(self) -> tuple[tuple[tuple[str, ...], tuple[tuple[int, ...], ...]], ...]:
+        """The tied knob values, factored: ``((knobs, values), ...)`` for the knobs that vary.
+
+        A knob whose values combine freely with the rest is its own factor (``(("group",),
+        ((1,), (4,), (8,)))``); knobs that only tie in some combinations stay together as one
+        factor of value tuples (``(("bk", "stages"), ((32, 4), (32, 5), ...))``). The product of the
+        factors, with the constant knobs, is exactly ``configs``.
+
+        Examples
+        --------
+        >>> g = landscape((4096, 4096, 4096)).tie_groups(1)[0]
+        >>> len(g.configs)
+        15
+        >>> g.varying()
+        ((('bk', 'stages'), ((32, 4), (32, 5), (64, 3), (64, 4), (128, 2))), (('group',), ((1,), (4,), (8,))))
+        """
+        rows = {c.as_tuple() for c in self.configs}
+        knobs = tuple(SPACE)
+        joint = [j for j in range(len(knobs)) if len({r[j] for r in rows}) > 1]
+        factors = []
+        changed = True
+        while changed and len(joint) > 1:
+            changed = False
+            for j in joint:
+                rest = [i for i in joint if i != j]
+                rest_rows = {tuple(r[i] for i in rest) for r in rows}
+                values = sorted({r[j] for r in rows})
+                if len(values) * len(rest_rows) == len({tuple(r[i] for i in joint) for r in rows}):
+                    factors.append(((j,), tuple((v,) for v in values)))
+                    joint = rest
+                    changed = True
+                    break
+        if joint:
+            factors.append((tuple(joint), tuple(sorted({tuple(r[i] for i in joint) for r in rows}))))
+        factors.sort(key=lambda f: f[0][0])
+        return tuple((tuple(knobs[i] for i in idx), values) for idx, values in factors)
+
 
 @dataclass(frozen=True)
 class Landscape:
@@ -193,6 +253,54 @@ class Landscape:
     def n_within(self, factor: float) -> int:
         """How many configs run within ``factor`` x the best time (``1.05`` for 5 %)."""
         return int((self.time_s <= factor * self.best_time_s).sum())
+
+    def tie_groups(self, k: int | None = None, within: float | None = None) -> list[TieGroup]:
+        """Distinct model times, fastest first, each with every configuration that takes it.
+
+        Parameters
+        ----------
+        k : int, optional
+            Return only the ``k`` fastest groups.
+        within : float, optional
+            Return only the groups within ``within`` x the best time (``1.05`` for 5 %).
+
+        Notes
+        -----
+        Times within a relative ``TIE_RTOL`` of a group's fastest member join that group. The
+        model takes a max of terms, so knobs that only change a term below the bottleneck give
+        exactly the same time: ``n_within(1.05)`` configs may be far fewer distinct times.
+
+        Examples
+        --------
+        >>> land = landscape((4096, 4096, 4096))
+        >>> best, runner_up = land.tie_groups(2)
+        >>> len(best.configs), round(runner_up.ratio, 2)
+        (15, 1.23)
+        >>> len(land.tie_groups(within=1.05))
+        1
+        """
+        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        if within is not None and (isinstance(within, bool) or not isinstance(within, (int, float, np.floating))
+                                   or not within >= 1):
+            raise ValueError(f"within must be a factor >= 1 (1.05 for 5 %), got {within!r}")
+        order = np.argsort(self.time_s, kind="stable")
+        times = self.time_s[order]
+        flop = 2 * np.prod(self.shape, dtype=float)
+        groups: list[TieGroup] = []
+        start = 0
+        while start < len(order) and np.isfinite(times[start]):
+            if k is not None and len(groups) == k:
+                break
+            if within is not None and times[start] > within * self.best_time_s:
+                break
+            stop = start + int(np.searchsorted(times[start:], times[start] * (1 + TIE_RTOL), side="right"))
+            members = tuple(self.configs[i] for i in sorted(order[start:stop]))
+            t = float(times[start])
+            groups.append(TieGroup(configs=members, time_s=t, tflops=float(tflops(flop, t)),
+                                   ratio=t / self.best_time_s))
+            start = stop
+        return groups
 
     def quantiles(self, q=QUANTILES) -> dict[int, float]:
         """Percentiles of time/best over the launchable configs."""
