@@ -206,3 +206,37 @@ class TestDeterminismAndAgreement:
 def test_some_config_launches_for_every_shape(M, N, K):
     """Launchability is a property of the kernel, not of the shape: the best is always finite."""
     assert np.isfinite(evaluate([GemmConfig(64, 64, 32, 4, 3, 8)], M, N, K).time_s[0])
+
+
+# --- more hardware never hurts ---------------------------------------------------------------
+
+#: Every bandwidth of the machine (the clock scales the per-clock ones: tensor cores, shared memory, port).
+BANDWIDTHS = ("clock_hz", "hbm_bw_bytes_per_s", "l2_bw_bytes_per_s", "smem_bytes_per_clk_per_sm",
+              "l2_port_bytes_per_clk_per_sm")
+
+
+def _assert_not_slower(cfg, shape, base, better):
+    t_base, t_better = gemm_time(cfg, *shape, base), gemm_time(cfg, *shape, better)
+    assert t_better <= t_base * (1 + 1e-12), (cfg.as_tuple(), shape, better, t_base, t_better)
+
+
+class TestMoreHardwareNeverSlower:
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), hw=hardware(), field=st.sampled_from(BANDWIDTHS),
+           factor=st.floats(1.0, 8.0))
+    def test_more_of_any_bandwidth(self, cfg, shape, hw, field, factor):
+        """Every bandwidth is a denominator of some term and changes neither occupancy nor the HBM
+        replay: more of it can only shorten a term. (1e-12: the same sum rounded another way.)"""
+        better = dataclasses.replace(hw, **{field: getattr(hw, field) * factor})
+        _assert_not_slower(cfg, shape, hw, better)
+
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), hw=hardware(), times=st.integers(2, 4))
+    # the issue's example: averaging HBM over all waves made the small last wave pay a full wave's share
+    @example(cfg=GemmConfig(32, 128, 128, 2, 4, 1), shape=(11855, 85, 3384), hw=H100_TC, times=2)
+    def test_a_multiple_of_the_sms(self, cfg, shape, hw, times):
+        """With ``times`` x the SMs each new wave runs exactly ``times`` old waves at once: on-chip work
+        per wave is unchanged, fewer fills and epilogues, and HBM moves the kernel's bytes in one queue.
+        (Only a multiple: a few more SMs regroup blocks into less balanced waves, see model.py.)"""
+        better = dataclasses.replace(hw, n_sm=hw.n_sm * times)
+        _assert_not_slower(cfg, shape, hw, better)
