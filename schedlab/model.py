@@ -41,13 +41,14 @@ a configuration slower.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from .hardware import H100_TC, Hardware
-from .space import GemmConfig, check_shape, config_array, launch_checks, warp_grid
+from .hardware import H100_TC, Hardware, check_hardware
+from .space import GemmConfig, _check_knob, check_shape, config_array, launch_checks, warp_grid
 
 __all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes",
            "clear_caches"]
@@ -158,6 +159,11 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     96.0
     """
     M, N, K = check_shape(M, N, K)
+    _check_exact(M, N, K, check_hardware(hw))
+    for name, value in (("bm", bm), ("bn", bn), ("group", group)):
+        _check_knob(name, value)
+    if isinstance(per_wave, bool) or not isinstance(per_wave, numbers.Integral) or per_wave < 1:
+        raise ValueError(f"per_wave must be a positive integer, got {per_wave!r}")
     return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
 
 
@@ -244,6 +250,18 @@ def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware
     return out
 
 
+def _check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
+    """Refuse a shape whose byte counts could reach 2**53 on ``hw`` (no longer exact in float64).
+
+    Every wave reads at most its blocks' panels, so the replay sums at most
+    ``ceil(M / 16) ceil(N / 16) * 32 K`` operand elements plus ``M N`` for C.
+    """
+    bound = (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * hw.bytes_per_element
+    if bound >= 2**53:
+        raise ValueError(f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
+                         f"{bound} bytes, not exact below 2**53: refused")
+
+
 def clear_caches() -> None:
     """Forget every memoised HBM replay (for cold-start benchmarks)."""
     _replay.cache_clear()
@@ -296,6 +314,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTe
     (4, 128)
     """
     M, N, K = check_shape(M, N, K)
+    _check_exact(M, N, K, check_hardware(hw))
     arr = config_array(configs)
     checks = launch_checks(arr, hw)
     launchable = ~(checks["smem"] | checks["mma"] | checks["registers"])
