@@ -92,11 +92,16 @@ def _check_int(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+#: Largest noise sigma accepted: a lognormal factor of e = 2.7x per sigma is already far beyond any
+#: real timing spread, and much larger sigmas overflow the measured times.
+MAX_NOISE = 1.0
+
+
 def _check_noise(noise) -> float:
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating, np.integer)):
         raise ValueError(f"noise must be a non-negative number, got {noise!r}")
-    if not (math.isfinite(noise) and noise >= 0):
-        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    if not (math.isfinite(noise) and 0 <= noise <= MAX_NOISE):
+        raise ValueError(f"noise must be a finite number in [0, MAX_NOISE = {MAX_NOISE:g}], got {noise!r}")
     return float(noise)
 
 
