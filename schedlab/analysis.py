@@ -6,7 +6,6 @@ what they return, so every number is computed once, here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -15,7 +14,8 @@ import numpy as np
 
 from .hardware import H100_TC, Hardware, check_hardware
 from .model import evaluate
-from .space import SPACE, GemmConfig, Reason, all_configs, check_shape, config_array, launch_checks, reasons
+from .space import (SPACE, GemmConfig, Reason, all_configs, check_sequence, check_shape, config_array, launch_checks,
+                    reasons)
 
 __all__ = [
     "Shape",
@@ -270,9 +270,7 @@ def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
     >>> [c.as_tuple()[:2] for c in t.optima]
     [(256, 128), (256, 128), (256, 128), (16, 16)]
     """
-    if isinstance(shapes, (str, bytes)) or not isinstance(shapes, Iterable):
-        raise TypeError(f"shapes must be a sequence of (M, N, K), got {shapes!r} ({type(shapes).__name__})")
-    shapes = tuple(shapes)
+    shapes = check_sequence(shapes, "shapes", "(M, N, K)")
     if not shapes:
         raise ValueError("shapes must name at least one (M, N, K)")
     lands = [landscape(as_mnk(s), hw) for s in shapes]

@@ -43,7 +43,7 @@ import numpy as np
 from .analysis import LECTURE_SHAPES, Landscape, as_mnk, landscape, llm_shapes
 from .hardware import H100_TC, Hardware
 from .model import blocks_per_sm
-from .space import SPACE, GemmConfig, all_configs, config_array, launch_checks, warp_grid
+from .space import SPACE, GemmConfig, all_configs, check_sequence, config_array, launch_checks, warp_grid
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -1121,7 +1121,7 @@ def compare(shapes=DEFAULT_SHAPES, strategies=tuple(STRATEGIES), seeds=range(100
     >>> bool(c.cell(0, "model").median < 200)
     True
     """
-    shapes = tuple(shapes)
+    shapes = check_sequence(shapes, "shapes", "(M, N, K)")
     if not shapes:
         raise ValueError("shapes must name at least one (M, N, K)")
     names = tuple(_strategy_name(s) for s in strategies)

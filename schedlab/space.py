@@ -34,6 +34,7 @@ __all__ = [
     "static_valid",
     "check_shape",
     "MAX_TILES",
+    "check_sequence",
     "MAX_K",
 ]
 
@@ -174,6 +175,13 @@ MAX_TILES = 2**21
 #: Largest K the model prices: with :data:`MAX_TILES` it keeps every byte count below 2**53 for
 #: 2-byte elements, exact in int64 and in float64.
 MAX_K = 2**24
+
+
+def check_sequence(value, name: str, what: str) -> tuple:
+    """``value`` as a tuple when it is an iterable (not a string); otherwise a TypeError naming ``name``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of {what}, got {value!r} ({type(value).__name__})")
+    return tuple(value)
 
 
 def check_shape(M, N, K) -> tuple[int, int, int]:

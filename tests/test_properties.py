@@ -227,7 +227,10 @@ class TestMoreHardwareNeverSlower:
     def test_more_of_any_bandwidth(self, cfg, shape, hw, field, factor):
         """Every bandwidth is a denominator of some term and changes neither occupancy nor the HBM
         replay: more of it can only shorten a term. (1e-12: the same sum rounded another way.)"""
-        better = dataclasses.replace(hw, **{field: getattr(hw, field) * factor})
+        value = getattr(hw, field) * factor
+        if isinstance(getattr(hw, field), int):  # bytes per clock count bytes: round the larger value up
+            value = math.ceil(value)
+        better = dataclasses.replace(hw, **{field: value})
         _assert_not_slower(cfg, shape, hw, better)
 
     @MEDIUM

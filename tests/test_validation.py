@@ -289,3 +289,19 @@ class TestApiArguments:
     def test_shape_not_three_dimensions(self, bad):
         with pytest.raises(ValueError, match="shape"):
             landscape(bad)
+
+    @pytest.mark.parametrize("call, name", [
+        (lambda: __import__("schedlab.search").search.compare(None), "shapes"),
+        (lambda: __import__("schedlab.learned").learned.fit(None), "shapes"),
+        (lambda: __import__("schedlab.buckets").buckets.sweep(4096, 4096, Ms=None), "Ms"),
+        (lambda: __import__("schedlab.learned").learned.features([GemmConfig(*GOOD)], SQUARE, hw=None), "hw"),
+    ], ids=["compare", "fit", "sweep", "features"])
+    def test_other_modules_name_the_argument(self, call, name):
+        with pytest.raises(TypeError, match=rf"\b{name}\b"):
+            call()
+
+    @pytest.mark.parametrize("bad", [1e308, 1.5, float("inf"), -0.1])
+    def test_noise_out_of_range(self, bad):
+        from schedlab.search import random_search
+        with pytest.raises(ValueError, match="noise"):
+            random_search(SQUARE, budget=2, noise=bad)
