@@ -169,8 +169,8 @@ def config_array(configs) -> np.ndarray:
 
 
 #: Most 16 x 16 output tiles, ``ceil(M / 16) * ceil(N / 16)``, of a shape the model prices: the HBM
-#: replay walks every wave, so this bounds its time and memory (all 3744 configs in about half a
-#: second). 2**21 admits 16384 x 32768, or a 4096-token prefill through a 128256-word LM head.
+#: replay walks every wave, so this bounds its time and memory (benchmarks/bench_limits.py times
+#: all 3744 configs at the limit). 2**21 admits 16384 x 32768, or a 4096-token prefill through a 128256-word LM head.
 MAX_TILES = 2**21
 #: Largest K the model prices: with :data:`MAX_TILES` it keeps every byte count below 2**53 for
 #: 2-byte elements, exact in int64 and in float64.
