@@ -28,14 +28,15 @@ wave then pays all its cold misses (116 MiB in 128 k-steps, just above its compu
 while the light second wave idles the HBM, so GROUP_M = 4 beats GROUP_M = 1, against
 claim C6; letting the fill or epilogue hide part of a wave's transfer rescues C6 but moves
 decode past C7's band or leaves N = 16768 slower than N = 16769, the explicit example of
-the monotonicity test.) Consequences the tests pin down: the
-kernel never beats its own HBM floor (``time >= bytes_hbm / BW``), and more HBM, L2,
-shared-memory or port bandwidth, a faster clock, or an integer multiple of the SMs never
-make a configuration slower.
+the monotonicity test.) Consequences the tests pin down: the kernel never beats its own HBM floor
+(``time >= bytes_hbm / BW``); more HBM, L2, shared-memory or port bandwidth, or a faster
+clock, never make a configuration slower; nor does an integer multiple of the SMs while
+L2 holds every wave's panels.
 
-Known limit: the on-chip terms, the L2 term and the L2 survival rule act wave by wave, so
-a few more SMs (not a multiple) can regroup the blocks into less balanced waves and price
-a configuration slower.
+Known limits: the on-chip terms, the L2 term and the L2 survival rule act wave by wave.
+So a few more SMs (not a multiple) can regroup the blocks into less balanced waves, and a
+multiple of the SMs can merge waves into one that overflows L2, losing (by the survival
+rule) the panels its successor needed; either can price a configuration slightly slower.
 """
 
 from __future__ import annotations
