@@ -17,6 +17,8 @@ around those numbers, never numbers typed into the text.
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 
 import numpy as np
@@ -350,7 +352,17 @@ def _number_in(low: float, high: float | None = None):
 
 
 _seed_count = _int_up_to(MAX_SEEDS)
-_noise = _number_in(0.0)
+_non_negative = _number_in(0.0)
+
+
+def _noise(text: str) -> float:
+    """An argparse type: a noise sigma in ``[0, MAX_NOISE]``."""
+    from .search import MAX_NOISE
+
+    value = _non_negative(text)
+    if value > MAX_NOISE:
+        raise argparse.ArgumentTypeError(f"最大 {MAX_NOISE:g} / at most {MAX_NOISE:g}: {text!r}")
+    return value
 
 
 def _demo_number(text: str) -> int:
@@ -433,13 +445,33 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a write error surfaces here, not at interpreter exit
+        return status
     except ValueError as err:
         print(f"schedlab {args.command}: 错误 / error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `python -m schedlab | head`
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
+        print(f"\nschedlab {args.command}: 已中断 / interrupted", file=sys.stderr)
+        return 130
+    except OSError as err:  # e.g. `> /dev/full`: the output could not be written
+        _discard_stdout()
+        print(f"schedlab {args.command}: 错误 / error: 无法写出 / cannot write output: {err.strerror or err}",
+              file=sys.stderr)
+        return 1
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush of unwritten output cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # stdout without a file descriptor
+        pass
 
 
 # --- learned cost model and buckets -----------------------------------------------------------

@@ -12,9 +12,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .hardware import H100_TC, Hardware
+from .hardware import H100_TC, Hardware, check_hardware
 from .model import evaluate
-from .space import SPACE, GemmConfig, Reason, all_configs, check_shape, config_array, launch_checks, reasons
+from .space import (SPACE, GemmConfig, Reason, all_configs, check_sequence, check_shape, config_array, launch_checks,
+                    reasons)
 
 __all__ = [
     "Shape",
@@ -138,7 +139,7 @@ def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
     [('registers', 1200), ('mma', 900), ('smem', 384)]
     """
     arr = config_array(all_configs())
-    checks = launch_checks(arr, hw)
+    checks = launch_checks(arr, check_hardware(hw))
     failed = np.stack(list(checks.values()), axis=1)
     # one example config per code gives the code's message for this hardware
     messages = {}
@@ -340,7 +341,7 @@ def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
     >>> len(land.configs), land.best.as_tuple()
     (3744, (256, 128, 32, 8, 4, 1))
     """
-    return _landscape(as_mnk(shape), hw)
+    return _landscape(as_mnk(shape), check_hardware(hw))
 
 
 @lru_cache(maxsize=256)
@@ -377,7 +378,7 @@ def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
     >>> [c.as_tuple()[:2] for c in t.optima]
     [(256, 128), (256, 128), (256, 128), (16, 16)]
     """
-    shapes = tuple(shapes)
+    shapes = check_sequence(shapes, "shapes", "(M, N, K)")
     if not shapes:
         raise ValueError("shapes must name at least one (M, N, K)")
     lands = [landscape(as_mnk(s), hw) for s in shapes]
@@ -419,10 +420,10 @@ def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware = H100_TC) -
     ((1, inf), (2, inf), (4, inf), (8, 1.0))
     """
     mnk = as_mnk(shape)
+    if base is not None and not isinstance(base, GemmConfig):
+        raise ValueError(f"base must be a GemmConfig or None, got {base!r} ({type(base).__name__})")
     land = landscape(mnk, hw)
     base = land.best if base is None else base
-    if not isinstance(base, GemmConfig):
-        raise ValueError(f"base must be a GemmConfig, got {type(base).__name__}")
     values = base.as_tuple()
     rows, cells = [], []
     for j, knob in enumerate(SPACE):

@@ -38,7 +38,7 @@ import numpy as np
 from .analysis import LLAMA8B_PROJECTIONS
 from .hardware import H100_TC, Hardware
 from .model import evaluate
-from .space import GemmConfig, all_configs, check_shape, config_array, launch_checks
+from .space import GemmConfig, all_configs, check_sequence, check_shape, config_array, launch_checks
 
 __all__ = [
     "TOLERANCE",
@@ -165,7 +165,7 @@ class Sweep:
 
 
 def _check_ms(Ms) -> tuple[int, ...]:
-    Ms = tuple(Ms)
+    Ms = check_sequence(Ms, "Ms", "token counts")
     if not Ms:
         raise ValueError("Ms must hold at least one token count")
     for M in Ms:

@@ -7,9 +7,11 @@ test does exactly that).
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, fields
 
-__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "KiB", "MiB"]
+__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "KiB", "MiB", "check_hardware"]
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -95,12 +97,21 @@ class Hardware:
     mem_latency_s: float
 
     def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"Hardware.name must be a str, got {type(self.name).__name__}")
         for f in fields(self):
-            value = getattr(self, f.name)
             if f.name == "name":
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"Hardware.{f.name} must be a positive number, got {value!r}")
+            value = getattr(self, f.name)
+            counts = f.type == "int"  # a count of things (SMs, bytes, registers): an integer
+            kind = numbers.Integral if counts else numbers.Real
+            if isinstance(value, bool) or not isinstance(value, kind):
+                noun = "a positive integer" if counts else "a positive finite number"
+                raise ValueError(f"Hardware.{f.name} must be {noun}, got {value!r} ({type(value).__name__})")
+            value = int(value) if counts else float(value)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"Hardware.{f.name} must be positive and finite, got {value!r}")
+            object.__setattr__(self, f.name, value)
         if self.smem_limit > self.smem_per_sm:
             raise ValueError(f"Hardware.smem_limit ({self.smem_limit}) exceeds smem_per_sm ({self.smem_per_sm})")
 
@@ -113,6 +124,13 @@ class Hardware:
     def flop_per_clk_per_tensor_core(self) -> float:
         """FLOP per clock of one tensor core."""
         return self.tc_flop_per_clk_per_sm / self.tensor_cores_per_sm
+
+
+def check_hardware(hw) -> Hardware:
+    """``hw`` itself when it is a :class:`Hardware`; otherwise a TypeError naming the argument ``hw``."""
+    if not isinstance(hw, Hardware):
+        raise TypeError(f"hw must be a Hardware (e.g. schedlab.H100_TC), got {hw!r} ({type(hw).__name__})")
+    return hw
 
 
 #: Where each H100 number comes from. Keys are :class:`Hardware` field names.

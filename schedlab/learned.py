@@ -46,9 +46,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .analysis import LECTURE_SHAPES, Shape, as_mnk, landscape, llm_shapes
-from .hardware import H100_TC, Hardware
+from .hardware import H100_TC, Hardware, check_hardware
 from .model import blocks_per_sm
-from .space import GemmConfig, config_array, warp_grid
+from .space import GemmConfig, check_sequence, config_array, warp_grid
 
 __all__ = [
     "FEATURE_SETS",
@@ -136,6 +136,7 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) 
     2.0
     """
     names = _check_set(feature_set)
+    check_hardware(hw)
     M, N, K = as_mnk(shape)
     arr = config_array(configs)
     base = _base(arr, M, N, K, hw)
@@ -272,7 +273,7 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware = 
     _check_set(feature_set)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0:
         raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
-    mnks = tuple(dict.fromkeys(as_mnk(s) for s in shapes))
+    mnks = tuple(dict.fromkeys(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")))
     if not mnks:
         raise ValueError("fit needs at least one training shape")
     X, y = _training_rows(mnks, feature_set, hw)

@@ -11,24 +11,45 @@ resources (all times in seconds):
 ``t_smem_s``     shared memory: each warp reads its A and B strips, 128 B/clk per SM
 ``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
 ``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip
-``t_hbm_s``      HBM: bytes the wave misses in L2 (grouped launch order replayed), spread over its k-steps
+``t_hbm_s``      HBM: the kernel's HBM bytes (grouped launch order replayed), spread over all its k-steps
 ``t_latency_s``  Little's law: ``stages - 1`` loads in flight hide one latency; no overlap at all for 1 stage
 
 Each wave adds a pipeline fill (one latency before the first mma) and an epilogue
-(writing C through the port and L2). The C bytes reach HBM as write-back during the
-wave, so they are charged to the wave's HBM traffic.
+(writing C through the port and L2).
+
+HBM is one queue for the whole kernel: waves overlap at their edges and the HBM serves
+every wave's misses and write-backs in turn, so the kernel's k-steps last
+``max(sum over waves of k * (slowest on-chip term), bytes_hbm / BW)``, fills and epilogues
+added. Each wave is thereby charged only its own on-chip work, and HBM its true total
+(the bytes the replay counts, each moved once): a small last wave no longer pays a full
+wave's per-step share of HBM. ``t_hbm_s`` reports that total spread over every k-step.
+(A strict per-wave charge, each wave paying its own bytes, was tried: the prefill's first
+wave then pays all its cold misses (116 MiB in 128 k-steps, just above its compute time)
+while the light second wave idles the HBM, so GROUP_M = 4 beats GROUP_M = 1, against
+claim C6; letting the fill or epilogue hide part of a wave's transfer rescues C6 but moves
+decode past C7's band or leaves N = 16768 slower than N = 16769, the explicit example of
+the monotonicity test.) Consequences the tests pin down: the kernel never beats its own HBM floor
+(``time >= bytes_hbm / BW``); more HBM, L2, shared-memory or port bandwidth, or a faster
+clock, never make a configuration slower; nor does an integer multiple of the SMs while
+L2 holds every wave's panels.
+
+Known limits: the on-chip terms, the L2 term and the L2 survival rule act wave by wave.
+So a few more SMs (not a multiple) can regroup the blocks into less balanced waves, and a
+multiple of the SMs can merge waves into one that overflows L2, losing (by the survival
+rule) the panels its successor needed; either can price a configuration slightly slower.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from .hardware import H100_TC, Hardware
-from .space import GemmConfig, check_shape, config_array, launch_checks, warp_grid
+from .hardware import H100_TC, Hardware, check_hardware
+from .space import GemmConfig, _check_knob, check_shape, config_array, launch_checks, warp_grid
 
 __all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes",
            "clear_caches"]
@@ -138,11 +159,17 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     >>> hbm_bytes(4096, 4096, 4096, 256, 128, 1, 132) / 2**20  # MiB
     96.0
     """
-    return float(_replay_bytes(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
+    M, N, K = check_shape(M, N, K)
+    _check_exact(M, N, K, check_hardware(hw))
+    for name, value in (("bm", bm), ("bn", bn), ("group", group)):
+        _check_knob(name, value)
+    if isinstance(per_wave, bool) or not isinstance(per_wave, numbers.Integral) or per_wave < 1:
+        raise ValueError(f"per_wave must be a positive integer, got {per_wave!r}")
+    return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
 
 
 @lru_cache(maxsize=1024)
-def _replay_bytes(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
+def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
     """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` at once: every wave of every one in one pass.
 
     Wave ``w`` runs pids ``[s, e)``. A group of ``G`` rows holds ``G * grid_n`` consecutive
@@ -224,9 +251,21 @@ def _replay_bytes(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Ha
     return out
 
 
+def _check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
+    """Refuse a shape whose byte counts could reach 2**53 on ``hw`` (no longer exact in float64).
+
+    Every wave reads at most its blocks' panels, so the replay sums at most
+    ``ceil(M / 16) ceil(N / 16) * 32 K`` operand elements plus ``M N`` for C.
+    """
+    bound = (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * hw.bytes_per_element
+    if bound >= 2**53:
+        raise ValueError(f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
+                         f"{bound} bytes, not exact below 2**53: refused")
+
+
 def clear_caches() -> None:
     """Forget every memoised HBM replay (for cold-start benchmarks)."""
-    _replay_bytes.cache_clear()
+    _replay.cache_clear()
 
 
 def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:
@@ -257,14 +296,17 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTe
                    \\frac{r\\,2 B_K (w_x B_M + w_y B_N)}{128 f},\\;
                    \\frac{r\\,2 B_K (m + n)}{64 f},\\;
                    \\frac{a\\,2 B_K (m + n)}{BW_{L2}},\\;
-                   \\frac{Q_{HBM}}{S\\,BW_{HBM}},\\;
+                   \\frac{Q_{HBM}}{W S\\,BW_{HBM}},\\;
                    \\frac{L}{s - 1}\\Big)
 
     with ``m = min(BM, M)`` and ``n = min(BN, N)`` real rows and columns, ``F_tc`` the FLOP/clk
-    of one tensor core, ``f`` the clock, ``S = ceil(K / BK)`` k-steps, ``Q_HBM`` the wave's HBM
-    bytes and ``L`` the memory latency. With one stage there is no overlap:
+    of one tensor core, ``f`` the clock, ``S = ceil(K / BK)`` k-steps, ``W`` waves, ``Q_HBM`` the kernel's
+    HBM bytes and ``L`` the memory latency. With one stage there is no overlap:
     ``t_step = L + max(other terms)``. A wave costs ``fill + S t_step + epilogue``, with
-    ``fill = L`` (for ``s > 1``) and the epilogue writing C at the slower of port and L2.
+    ``fill = L`` (for ``s > 1``) and the epilogue writing C at the slower of port and L2,
+    except that HBM is one queue for the kernel: the k-steps of all waves together, their
+    latency waits apart, last at least ``Q_HBM / BW_HBM`` (the per-step HBM term above is
+    that bound spread evenly, as :class:`Breakdown` reports it).
 
     Examples
     --------
@@ -273,6 +315,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTe
     (4, 128)
     """
     M, N, K = check_shape(M, N, K)
+    _check_exact(M, N, K, check_hardware(hw))
     arr = config_array(configs)
     checks = launch_checks(arr, hw)
     launchable = ~(checks["smem"] | checks["mma"] | checks["registers"])
@@ -314,38 +357,44 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
     bytes_smem = (wx * bm + wy * bn) * bk * elt  # every warp reads its A strip (wm x bk) and B strip (bk x wn)
     bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
 
-    # --- HBM: replay the launch order; waves overlap at their edges, so the HBM queue
-    # sees the kernel's average demand per k-step ------------------------------------
+    # --- HBM: replay the launch order; one queue for the whole kernel (see the module notes)
     combos, combo_of = np.unique(np.stack([bm, bn, group, per_wave], axis=1), axis=0, return_inverse=True)
-    bytes_hbm = _replay_bytes(M, N, K, tuple(map(tuple, combos.tolist())), hw)[combo_of.ravel()]
-    t_hbm = bytes_hbm / (waves * k_steps * hw.hbm_bw_bytes_per_s)
+    bytes_hbm = _replay(M, N, K, tuple(map(tuple, combos.tolist())), hw)[combo_of.ravel()]
+    t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer
     t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
     fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma
 
     def wave(r, active):
-        """Per-k-step terms, step time and whole time of one wave with r blocks per SM, `active` on chip."""
+        """Per-k-step terms but HBM, and the epilogue, of a wave with r blocks per SM, `active` on chip."""
         busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
         terms = {
             "t_tc_s": r * flop_tile / (busy_cores * hw.flop_per_clk_per_tensor_core * clk),
             "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk),
             "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk),
             "t_l2_s": active * bytes_port / hw.l2_bw_bytes_per_s,
-            "t_hbm_s": t_hbm,
         }
-        bound = np.maximum.reduce(list(terms.values()))
-        t_step = np.where(stages > 1, np.maximum(bound, t_latency), lat + bound)  # 1 stage: load, then compute
         bytes_c = rows * cols * elt
         epilogue = np.maximum(r * bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk),
                               active * bytes_c / hw.l2_bw_bytes_per_s)
-        return terms, t_step, epilogue
+        return terms, epilogue
 
-    full_terms, full_step, full_epilogue = wave(r_full, per_wave)
-    tail_terms, tail_step, tail_epilogue = wave(np.maximum(r_tail, 1), tail)  # unused where no tail
+    def step(terms):
+        """k-step time from its terms: the slowest hides the rest behind the pipeline, or follows one latency."""
+        bound = np.maximum.reduce(list(terms.values()))
+        return np.where(stages > 1, np.maximum(bound, t_latency), lat + bound)
+
+    full_terms, full_epilogue = wave(r_full, per_wave)
+    tail_terms, tail_epilogue = wave(np.maximum(r_tail, 1), tail)  # unused where no tail
     has_tail = tail > 0
-    time_s = (n_full * (fill + k_steps * full_step + full_epilogue)
-              + has_tail * (fill + k_steps * tail_step + tail_epilogue))
+    one_stage = np.where(stages > 1, 0.0, lat)  # with one stage every k-step first waits one latency
+    # k-steps of every wave, on chip resources only (for one stage, without the latency)
+    compute_s = k_steps * (n_full * (step(full_terms) - one_stage) + has_tail * (step(tail_terms) - one_stage))
+    fixed_s = waves * (fill + k_steps * one_stage) + n_full * full_epilogue + has_tail * tail_epilogue
+    time_s = fixed_s + np.maximum(compute_s, t_hbm_s)
     first_is_full = n_full > 0
     first_terms = {name: np.where(first_is_full, full_terms[name], tail_terms[name]) for name in full_terms}
+    first_terms["t_hbm_s"] = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
+    first_step = step(first_terms)
     return {
         "time_s": time_s,
         "blocks": blocks,
@@ -354,7 +403,7 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
         "k_steps": k_steps,
         **first_terms,
         "t_latency_s": t_latency,
-        "t_step_s": np.where(first_is_full, full_step, tail_step),
+        "t_step_s": first_step,
         "fill_s": fill * waves,
         "epilogue_s": n_full * full_epilogue + has_tail * tail_epilogue,
         "bytes_hbm": bytes_hbm,

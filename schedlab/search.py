@@ -43,7 +43,7 @@ import numpy as np
 from .analysis import LECTURE_SHAPES, Landscape, as_mnk, landscape, llm_shapes
 from .hardware import H100_TC, Hardware
 from .model import blocks_per_sm
-from .space import SPACE, GemmConfig, all_configs, config_array, launch_checks, warp_grid
+from .space import SPACE, GemmConfig, all_configs, check_sequence, config_array, launch_checks, warp_grid
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -92,11 +92,16 @@ def _check_int(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+#: Largest noise sigma accepted: a lognormal factor of e = 2.7x per sigma is already far beyond any
+#: real timing spread, and much larger sigmas overflow the measured times.
+MAX_NOISE = 1.0
+
+
 def _check_noise(noise) -> float:
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating, np.integer)):
         raise ValueError(f"noise must be a non-negative number, got {noise!r}")
-    if not (math.isfinite(noise) and noise >= 0):
-        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    if not (math.isfinite(noise) and 0 <= noise <= MAX_NOISE):
+        raise ValueError(f"noise must be a finite number in [0, MAX_NOISE = {MAX_NOISE:g}], got {noise!r}")
     return float(noise)
 
 
@@ -1116,7 +1121,7 @@ def compare(shapes=DEFAULT_SHAPES, strategies=tuple(STRATEGIES), seeds=range(100
     >>> bool(c.cell(0, "model").median < 200)
     True
     """
-    shapes = tuple(shapes)
+    shapes = check_sequence(shapes, "shapes", "(M, N, K)")
     if not shapes:
         raise ValueError("shapes must name at least one (M, N, K)")
     names = tuple(_strategy_name(s) for s in strategies)

@@ -9,6 +9,7 @@ tensor-core instruction, or when its accumulator overflows the registers.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .hardware import H100_TC, Hardware, KiB
+from .hardware import H100_TC, Hardware, KiB, check_hardware
 
 __all__ = [
     "SPACE",
@@ -32,6 +33,9 @@ __all__ = [
     "reasons",
     "static_valid",
     "check_shape",
+    "MAX_TILES",
+    "check_sequence",
+    "MAX_K",
 ]
 
 #: Knob name -> allowed values, ascending. Key order is the order of :meth:`GemmConfig.as_tuple`.
@@ -136,6 +140,9 @@ def config_array(configs) -> np.ndarray:
     """
     if isinstance(configs, GemmConfig):
         configs = [configs]
+    if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
+        raise TypeError(f"configs must be a sequence of GemmConfigs or an (n, {len(KNOB_NAMES)}) array of knob rows, "
+                        f"got {configs!r} ({type(configs).__name__})")
     if isinstance(configs, np.ndarray) and configs.dtype != object:
         arr = configs
     elif all(isinstance(c, GemmConfig) for c in configs):  # validated when built
@@ -161,8 +168,39 @@ def config_array(configs) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+#: Most 16 x 16 output tiles, ``ceil(M / 16) * ceil(N / 16)``, of a shape the model prices: the HBM
+#: replay walks every wave, so this bounds its time and memory (benchmarks/bench_limits.py times
+#: all 3744 configs at the limit). 2**21 admits 16384 x 32768, or a 4096-token prefill through a 128256-word LM head.
+MAX_TILES = 2**21
+#: Largest K the model prices: with :data:`MAX_TILES` it keeps every byte count below 2**53 for
+#: 2-byte elements, exact in int64 and in float64.
+MAX_K = 2**24
+
+
+def check_sequence(value, name: str, what: str) -> tuple:
+    """``value`` as a tuple when it is an iterable (not a string); otherwise a TypeError naming ``name``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of {what}, got {value!r} ({type(value).__name__})")
+    return tuple(value)
+
+
 def check_shape(M, N, K) -> tuple[int, int, int]:
-    """Validate a GEMM shape: each of M, N, K a positive integer (not a bool)."""
+    """Validate a GEMM shape: each of M, N, K a positive integer (not a bool), within the model's limits.
+
+    Raises
+    ------
+    ValueError
+        Naming the dimension, or the limit (:data:`MAX_TILES`, :data:`MAX_K`) the shape exceeds.
+
+    Examples
+    --------
+    >>> check_shape(4096, 4096, 4096)
+    (4096, 4096, 4096)
+    >>> check_shape(2**20, 2**20, 4096)
+    Traceback (most recent call last):
+    ...
+    ValueError: M x N = 1048576 x 1048576 has 4294967296 output tiles of 16 x 16, more than MAX_TILES = 2**21 (2097152) the model prices
+    """
     out = []
     for name, value in (("M", M), ("N", N), ("K", K)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -170,7 +208,14 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
         if value <= 0:
             raise ValueError(f"{name} must be a positive integer, got {value}")
         out.append(int(value))
-    return tuple(out)
+    M, N, K = out
+    if K > MAX_K:
+        raise ValueError(f"K = {K} is more than MAX_K = 2**24 ({MAX_K}) the model prices")
+    tiles = -(-M // 16) * -(-N // 16)
+    if tiles > MAX_TILES:
+        raise ValueError(f"M x N = {M} x {N} has {tiles} output tiles of 16 x 16, more than MAX_TILES = 2**21 "
+                         f"({MAX_TILES}) the model prices")
+    return M, N, K
 
 
 class Reason(NamedTuple):
@@ -199,6 +244,7 @@ def launch_checks(arr: np.ndarray, hw: Hardware = H100_TC) -> dict[str, np.ndarr
     - ``registers`` (only when the mma check passes): ``wm * wn / 32 + 40 > 255``,
       one FP32 accumulator register per output element per thread plus the rest.
     """
+    check_hardware(hw)
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     wy, wx = warp_grid(warps)
     wm, wn = bm // wy, bn // wx

@@ -267,6 +267,18 @@ BAD = [  # arguments, what stderr must name
     (["buckets", "4096", "4096", "--tol", "-0.1"], "argument --tol"),
     (["buckets", "4096", "4096", "--tol", "inf"], "argument --tol"),
     (["buckets", "4096", "4096", "--tol", "five"], "argument --tol"),
+    # issue 8: huge shapes are refused by the model's documented limits, not priced, overflowed or killed
+    (["explain", "256", "128", "32", "8", "4", "1", "1099511627776", "4096", "4096"], "MAX_TILES"),
+    (["top", "1099511627776", "4096", "4096"], "MAX_TILES"),
+    (["top", "9223372036854775808", "4096", "4096"], "MAX_TILES"),
+    (["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4611686018427387904"], "MAX_K"),
+    (["explain", "16", "64", "64", "1", "4", "1", "16", "4194304", "1099511627776"], "MAX_K"),
+    (["search", "4294967296", "4096", "4096"], "MAX_TILES"),
+    (["buckets", "4096", "4611686018427387904"], "MAX_K"),
+    (["buckets", "4611686018427387904", "4096"], "MAX_TILES"),
+    # issue 8: noise beyond MAX_NOISE overflowed the measured times
+    (["search", "16", "4096", "4096", "--noise", "1e308"], "argument --noise"),
+    (["search", "16", "4096", "4096", "--noise", "1.5"], "argument --noise"),
 ]
 
 
@@ -275,8 +287,65 @@ def test_bad_input_exits_2_without_traceback(args, names):
     proc = run_cli(*args)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    assert "Warning" not in proc.stderr, proc.stderr  # no numpy warning reaches the user
     assert names in proc.stderr, proc.stderr
     assert proc.stdout == ""
+
+
+# --- interrupted or unwritable runs (issue 8) ---------------------------------------------
+
+
+@pytest.mark.parametrize("args, target", [
+    (["search", "16", "4096", "4096"], "compare"),
+    (["buckets", "4096", "4096"], "_bucket_sweep"),
+])
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, args, target):
+    """Ctrl-C in the middle of a long command: status 130 (the shell's 128 + SIGINT), one line, no traceback."""
+    import schedlab.__main__ as cli
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, target, interrupted)
+    assert main(args) == 130
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == [f"schedlab {args[0]}: 已中断 / interrupted"]
+
+
+def test_ctrl_c_in_a_real_process_exits_130():
+    """The same through a real SIGINT, sent once the process has started its (long) search."""
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    # "ready" once the package is imported; half a second later main() is deep in a search of minutes
+    code = ("import sys; from schedlab.__main__ import main; print('ready', flush=True); "
+            "sys.exit(main(['search', '4096', '4096', '4096', '--seeds', '1000']))")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, encoding="utf-8", env=env)
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines() == ["schedlab search: 已中断 / interrupted"]
+
+
+@pytest.mark.parametrize("args", [["top", "4096", "4096", "4096"], ["explain", "256", "128", "32", "8", "4", "1",
+                                                                     "4096", "4096", "4096"]])
+def test_output_to_a_full_device_fails_in_one_line(args):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "schedlab", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, encoding="utf-8", env=env, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [f"schedlab {args[0]}: 错误 / error: 无法写出 / cannot write output: "
+                                                "No space left on device"]
 
 
 @pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"], ["search"]])

@@ -7,7 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, reasons
+from schedlab import (H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, landscape, reasons, sensitivity,
+                      space_summary, transfer)
+from schedlab.model import hbm_bytes
 from schedlab.space import check_shape, config_array
 
 GOOD = (256, 128, 32, 8, 4, 1)
@@ -211,3 +213,95 @@ class TestHardware:
     def test_frozen(self):
         with pytest.raises(AttributeError):
             H100_TC.n_sm = 1
+
+    # issue 8: values a machine cannot have were accepted, or refused with a numpy error
+    @pytest.mark.parametrize("field", ["clock_hz", "hbm_bw_bytes_per_s", "l2_bw_bytes_per_s", "mem_latency_s"])
+    @pytest.mark.parametrize("bad", [float("inf"), float("nan"), np.float64("inf")])
+    def test_rates_must_be_finite(self, field, bad):
+        with pytest.raises(ValueError, match=field):
+            dataclasses.replace(H100_TC, **{field: bad})
+
+    @pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(Hardware) if f.type == "int"])
+    @pytest.mark.parametrize("bad", [0.5, 132.0, np.float64(2.0), float("inf")])
+    def test_counts_must_be_integers(self, field, bad):
+        with pytest.raises(ValueError, match=field):
+            dataclasses.replace(H100_TC, **{field: bad})
+
+    @pytest.mark.parametrize("kind", [np.int32, np.int64, np.uint16])
+    def test_numpy_integer_counts_accepted_as_int(self, kind):
+        hw = dataclasses.replace(H100_TC, n_sm=kind(132))
+        assert hw == H100_TC and type(hw.n_sm) is int
+        assert gemm_time(GemmConfig(*GOOD), *SQUARE, hw) == gemm_time(GemmConfig(*GOOD), *SQUARE)
+
+    def test_name_must_be_a_string(self):
+        with pytest.raises(TypeError, match="name"):
+            dataclasses.replace(H100_TC, name=None)
+
+
+# --- other API arguments (issue 8) -----------------------------------------------------------
+
+
+class TestApiArguments:
+    @pytest.mark.parametrize("bad", [None, 5, 2.5, "256,128,32,8,4,1", object()])
+    def test_configs_not_a_sequence(self, bad):
+        with pytest.raises(TypeError, match="configs"):
+            evaluate(bad, *SQUARE)
+
+    @pytest.mark.parametrize("call", [
+        lambda hw: evaluate([GemmConfig(*GOOD)], *SQUARE, hw),
+        lambda hw: gemm_time(GemmConfig(*GOOD), *SQUARE, hw),
+        lambda hw: explain(GemmConfig(*GOOD), *SQUARE, hw),
+        lambda hw: landscape(SQUARE, hw),
+        lambda hw: transfer([SQUARE], hw),
+        lambda hw: sensitivity(SQUARE, hw=hw),
+        lambda hw: space_summary(hw),
+        lambda hw: reasons(GemmConfig(*GOOD), hw),
+        lambda hw: hbm_bytes(*SQUARE, 256, 128, 1, 132, hw),
+    ], ids=["evaluate", "gemm_time", "explain", "landscape", "transfer", "sensitivity", "space_summary", "reasons",
+            "hbm_bytes"])
+    @pytest.mark.parametrize("bad", [None, "H100", dataclasses.asdict(H100_TC)], ids=["None", "str", "dict"])
+    def test_hw_not_hardware(self, call, bad):
+        with pytest.raises(TypeError, match=r"\bhw\b"):
+            call(bad)
+
+    @pytest.mark.parametrize("bad", [None, 5, 4096])
+    def test_shapes_not_a_sequence(self, bad):
+        with pytest.raises(TypeError, match="shapes"):
+            transfer(bad)
+
+    def test_shapes_empty_or_malformed(self):
+        with pytest.raises(ValueError, match="shapes"):
+            transfer([])
+        with pytest.raises(ValueError, match="shape"):
+            transfer([(4096, 4096)])
+
+    @pytest.mark.parametrize("bad", [GOOD, "best", 3])
+    def test_base_not_a_config(self, bad):
+        with pytest.raises(ValueError, match="base"):
+            sensitivity(SQUARE, base=bad)
+
+    @pytest.mark.parametrize("bad", [0, -1, 2.5, True, None, "3"])
+    def test_k_not_a_positive_integer(self, bad):
+        with pytest.raises(ValueError, match=r"\bk\b"):
+            landscape(SQUARE).top(bad)
+
+    @pytest.mark.parametrize("bad", [None, "4096", (4096, 4096), (4096, 4096, 4096, 1)])
+    def test_shape_not_three_dimensions(self, bad):
+        with pytest.raises(ValueError, match="shape"):
+            landscape(bad)
+
+    @pytest.mark.parametrize("call, name", [
+        (lambda: __import__("schedlab.search").search.compare(None), "shapes"),
+        (lambda: __import__("schedlab.learned").learned.fit(None), "shapes"),
+        (lambda: __import__("schedlab.buckets").buckets.sweep(4096, 4096, Ms=None), "Ms"),
+        (lambda: __import__("schedlab.learned").learned.features([GemmConfig(*GOOD)], SQUARE, hw=None), "hw"),
+    ], ids=["compare", "fit", "sweep", "features"])
+    def test_other_modules_name_the_argument(self, call, name):
+        with pytest.raises(TypeError, match=rf"\b{name}\b"):
+            call()
+
+    @pytest.mark.parametrize("bad", [1e308, 1.5, float("inf"), -0.1])
+    def test_noise_out_of_range(self, bad):
+        from schedlab.search import random_search
+        with pytest.raises(ValueError, match="noise"):
+            random_search(SQUARE, budget=2, noise=bad)
