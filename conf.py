@@ -1,16 +1,21 @@
 """Sphinx configuration of the lecture site: `sphinx-build -c . book _build/html` (see the Makefile)."""
 
+import fcntl
 import hashlib
+import importlib.metadata
 import os
 import shutil
 import sys
 from pathlib import Path
+
+from sphinx.util import logging
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 # The notebook kernels run with book/ as their working directory: let them import schedlab.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 os.environ.setdefault("MPLBACKEND", "Agg")
+logger = logging.getLogger(__name__)
 
 # -- Project ----------------------------------------------------------------------------
 project = "GPU 矩阵乘法的调度空间"
@@ -45,18 +50,11 @@ for path in _inputs:
 SCHEDLAB_HASH = _digest.hexdigest()[:16]
 
 nb_execution_mode = "cache"
-nb_execution_cache_path = str(ROOT / "_build" / ".jupyter_cache" / SCHEDLAB_HASH)
-# Caches of older package sources can never be hit again: drop them.
-for _stale in (ROOT / "_build" / ".jupyter_cache").glob("*"):
-    if _stale.name != SCHEDLAB_HASH and _stale.is_dir():
-        shutil.rmtree(_stale, ignore_errors=True)
-# Create the cache database here, once: with -j, parallel readers would race to create its tables.
-from jupyter_cache import get_cache  # noqa: E402
-
-get_cache(nb_execution_cache_path).list_cache_records()
+CACHE_ROOT = ROOT / "_build" / ".jupyter_cache"
+nb_execution_cache_path = str(CACHE_ROOT / SCHEDLAB_HASH)
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True  # a failing cell fails the build ...
-nb_execution_show_tb = True  # ... with its traceback in the log
+nb_execution_show_tb = True  # ... with its traceback in the log (under -j: see the Makefile's -T)
 nb_output_stderr = "warn"  # stderr in a cell (e.g. a missing glyph) becomes a warning, and -W an error
 nb_render_markdown_format = "myst"
 nb_ipywidgets_js = {}  # no widget JavaScript from a CDN
@@ -87,13 +85,73 @@ copybutton_prompt_is_regexp = True
 
 
 def _offer_notebook_download(app, pagename, templatename, context, doctree):
-    """Copy the executed notebook next to the page's source so the theme offers an .ipynb download."""
+    """Put the page's executed notebook next to its source so the theme offers an .ipynb download.
+
+    myst-nb's ``jupyter_execute/<page>.ipynb`` has the outputs only when it executed the page: on a cache
+    hit it holds the bare cells. Merge the cached outputs in (jupyter-cache's own merge) and number the
+    cell ids (the Markdown reader draws random ones on every read), so every build offers the same file.
+    """
     executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
     if executed.exists():
+        import nbformat
+        from jupyter_cache import get_cache
+
+        _, notebook = get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(
+            nbformat.read(executed, as_version=4))
+        for number, cell in enumerate(notebook.cells):
+            cell.id = f"cell-{number}"
         target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(executed, target)
+        target.write_text(nbformat.writes(notebook), encoding="utf-8")
         context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+# -- Build machinery ----------------------------------------------------------------------
+#: Every Sphinx build with this conf.py (`make html`, `make doctest`, the tests' builds) holds this lock
+#: from its setup to its exit: two builds at once in one clone race on the execution cache's database,
+#: the shared doctrees and the output folders.
+BUILD_LOCK = ROOT / "_build" / "build.lock"
+_held_lock = []  # the open lock file: closing it (at process exit) releases the lock
+
+
+def _hold_build_lock():
+    """Wait until no other build of this clone runs, then hold the lock until this process exits."""
+    BUILD_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    lock_file = BUILD_LOCK.open("a")  # not inherited by kernels (PEP 446); forked -j readers share it
+    try:
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        logger.info("waiting for another build of this clone to finish (lock: %s)", BUILD_LOCK)
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+    _held_lock.append(lock_file)
+
+
+def _prepare_execution_cache(app):
+    """Create the cache database, then drop the caches of older package sources (under the lock).
+
+    Creating it here, once, keeps the parallel (-j) readers from racing to create its tables. Only
+    folders in the project's own `CACHE_ROOT` are pruned, never siblings of a ``-D`` cache path.
+    """
+    from jupyter_cache import get_cache
+
+    cache_path = Path(app.config.nb_execution_cache_path)
+    get_cache(str(cache_path)).list_cache_records()
+    if cache_path.parent == CACHE_ROOT:
+        for stale in CACHE_ROOT.iterdir():
+            if stale.is_dir() and stale != cache_path:
+                shutil.rmtree(stale)  # keyed on sources that no longer exist: can never be hit again
+
+
+def _checked_on(dist, series, workaround):
+    """Whether `dist` is installed in the version `series` (a prefix, e.g. ``"9."``) that `workaround`
+    was checked on (pyproject.toml pins it); otherwise warn, an error under -W, and skip it."""
+    installed = importlib.metadata.version(dist)
+    if installed.startswith(series):
+        return True
+    logger.warning("%s %s is installed but the workaround for %s was checked on %s*: check whether it is "
+                   "still needed, then update its version guard in conf.py and the pin in pyproject.toml",
+                   dist, installed, workaround, series)
+    return False
 
 
 def _chinese_search_with_its_stemmer():
@@ -107,11 +165,55 @@ def _chinese_search_with_its_stemmer():
     return SearchChineseEnglishStemmer
 
 
+def _copy_late_assets_before_writing(app):
+    """Copy the CSS/JS that myst-nb, sphinx-exercise and sphinx-mathjax-offline copy into ``_static`` only
+    when the build finishes, before the pages are written.
+
+    Sphinx appends ``?v=<checksum>`` to an asset's link only when the file is in the output folder as
+    the page is written: without this a clean build links them bare and a rebuild with ``?v=``.
+    Their own build-finished handlers do the copying (they run again at the end; identical files are
+    left alone).
+    """
+    if app.builder.format != "html":
+        return
+    from myst_nb.sphinx_ext import add_global_html_resources
+    from sphinx_exercise import copy_asset_files
+
+    mathjax_offline = app.extensions["sphinx-mathjax-offline"].module
+    (Path(app.outdir) / "_static").mkdir(exist_ok=True)  # myst-nb's copy needs it; Sphinx makes it later
+    for copy_assets in (add_global_html_resources, copy_asset_files, mathjax_offline.copy_mathjax_files):
+        copy_assets(app, None)
+
+
+def _drop_stale_images(app, exception):
+    """Delete the files in ``_images`` that no page shows any more (Sphinx copies images, never deletes).
+
+    A re-executed page whose figure changed gets a new content-named PNG; the old one stayed, so a
+    rebuild's output differed from a clean build's. `app.env.images` maps each image of the current
+    pages to ``(docnames, name in _images)``.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    shown = {name for _docnames, name in app.env.images.values()}
+    for path in (Path(app.outdir) / app.builder.imagedir).glob("*"):
+        if path.name not in shown:
+            path.unlink()
+
+
 def setup(app):
-    app.add_search_language(_chinese_search_with_its_stemmer())
-    # sphinx-mathjax-offline only copies files when the build finishes; it is safe in parallel
-    # but does not say so, and -W would turn Sphinx's "assuming it isn't" into an error.
-    mathjax = app.extensions["sphinx-mathjax-offline"]
-    mathjax.parallel_read_safe = mathjax.parallel_write_safe = True
+    _hold_build_lock()  # before Sphinx loads the pickled environment that other builds write
+    app.connect("builder-inited", _prepare_execution_cache)
+    # Workarounds that reach into other packages, each applied only on the versions it was checked on.
+    if _checked_on("sphinx", "9.", "the zh search's stemmer name and the stale-image pruning (env.images)"):
+        app.add_search_language(_chinese_search_with_its_stemmer())
+        app.connect("build-finished", _drop_stale_images)
+    if _checked_on("sphinx-mathjax-offline", "0.0.", "its parallel-safety flags and its late asset copy"):
+        # It only copies files when the build finishes; it is safe in parallel but does not say so,
+        # and -W would turn Sphinx's "assuming it isn't" into an error.
+        mathjax = app.extensions["sphinx-mathjax-offline"]
+        mathjax.parallel_read_safe = mathjax.parallel_write_safe = True
+        if all([_checked_on(dist, series, "its late asset copy")
+                for dist, series in [("myst-nb", "1."), ("sphinx-exercise", "1.")]]):
+            app.connect("builder-inited", _copy_late_assets_before_writing)
     # before sphinx_book_theme's header buttons (priority 501)
     app.connect("html-page-context", _offer_notebook_download, priority=500)

@@ -1,38 +1,29 @@
 """The site build fails loudly: a failing cell, or a figure glyph the fonts lack, is an error, not a warning."""
 
-import shutil
+import re
 import subprocess
-import sys
 
 import pytest
 
-from tests.site_build import ROOT
-
-HEADER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# 坏页
-
-"""
+from tests.site_build import ROOT, SPHINX_OPTIONS, sphinx_command, write_book
 
 
 def build_one_page(tmp_path, body):
-    """Build a one-page book with the project's conf.py and a cache of its own; return the process."""
-    src = tmp_path / "book"
-    src.mkdir()
-    shutil.copy(ROOT / "book" / "matplotlibrc", src / "matplotlibrc")  # as for the real pages
-    (src / "index.md").write_text(HEADER + body, encoding="utf-8")
-    cmd = [sys.executable, "-m", "sphinx", "-c", str(ROOT), "-W", "--keep-going",
-           "-D", f"nb_execution_cache_path={tmp_path / 'cache'}", "-b", "html", str(src), str(tmp_path / "html")]
+    """Build a one-page book as `make html` builds (conf.py, options), with a cache of its own; return the process."""
+    src = write_book(tmp_path, {"index": f"# 坏页\n\n{body}"})
+    cmd = sphinx_command(src, tmp_path / "html", tmp_path / "doctrees", tmp_path / "cache")
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_the_tests_build_with_the_makefiles_sphinx_options():
+    """The builds here stand for `make html`: its sphinx-build commands carry exactly these options."""
+    dry_run = subprocess.run(["make", "-n", "-B", "-o", ".venv/.installed", "html"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+    commands = [line.split() for line in dry_run.splitlines() if "sphinx-build" in line]
+    assert [cmd[cmd.index("-b") + 1] for cmd in commands] == ["doctest", "html"], dry_run
+    for cmd in commands:
+        options = cmd[cmd.index("-d") + 2: cmd.index("-b")]
+        assert options == SPHINX_OPTIONS, dry_run
 
 
 @pytest.mark.parametrize("control", [False, True], ids=["failing", "control"])
@@ -44,7 +35,11 @@ def test_a_failing_cell_fails_the_build_with_its_traceback(tmp_path, control):
         assert proc.returncode == 0, log[-3000:]
     else:
         assert proc.returncode != 0
-        assert "Traceback" in log and "bm must be one of" in log, log[-3000:]
+        # The cell's own traceback (IPython's, coloured) with the failing line, not only "ExecutionError: <page>"
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", log)
+        assert "ExecutionError" in plain, log[-3000:]
+        assert "----> 2 GemmConfig(48, 128, 32, 8, 4, 1)" in plain, log[-3000:]
+        assert re.search(r"ValueError: bm must be one of .*, got 48", plain), log[-3000:]
 
 
 @pytest.mark.parametrize("label", ["共享内存", "\U0001F600"], ids=["cjk", "emoji-missing"])
