@@ -23,6 +23,7 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx_copybutton",
     "sphinx_exercise",  # exercises with solutions in dropdowns, code cells allowed inside
+    "sphinx_togglebutton",  # collapses those dropdowns: without it every solution shows open
     "sphinx-mathjax-offline",  # MathJax served from _static: no CDN at view time
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
@@ -82,18 +83,74 @@ html_css_files = ["custom.css"]  # table padding for the pages' HTML tables
 html_last_updated_fmt = None
 html_show_sourcelink = True
 html_copy_source = True
+
+
+# -- Search -------------------------------------------------------------------------------
+# Sphinx's Chinese search cuts the pages into words with jieba. The lecture's own terms that
+# jieba's dictionary cuts apart (屋顶线 -> 屋顶 / 线) are in book/_search/words.txt, a jieba user
+# dictionary, so that a reader who types one finds it; book/_search/search.js ranks the page
+# that uses a term most first and keeps code and TeX out of the result snippets.
+SEARCH_DIR = ROOT / "book" / "_search"
+html_search_options = {"dict": str(SEARCH_DIR / "words.txt")}
+
+
+def _write_search_scorer(out: Path) -> Path:
+    """Write search.js after LECTURE_TERM_COUNTS (term -> {page: uses in its source}); return ``out``."""
+    import json
+
+    terms = SEARCH_DIR.joinpath("words.txt").read_text(encoding="utf-8").split()
+    sources = {page.stem: page.read_text(encoding="utf-8") for page in sorted((ROOT / "book").glob("*.md"))}
+    counts = {t: {page: text.count(t) for page, text in sources.items() if t in text} for t in terms}
+    missing = [t for t, pages in counts.items() if not pages]
+    if missing:
+        raise ValueError(f"book/_search/words.txt: {missing} appear on no page; remove them")
+    code = f"const LECTURE_TERM_COUNTS = {json.dumps(counts, ensure_ascii=False)};\n\n"
+    code += SEARCH_DIR.joinpath("search.js").read_text(encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f"{out.name}.{os.getpid()}")  # concurrent builds each replace it whole
+    partial.write_text(code, encoding="utf-8")
+    os.replace(partial, out)
+    return out
+
+
+html_search_scorer = str(_write_search_scorer(ROOT / "_build" / "search_scorer.js"))
+
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 
 
 def _offer_notebook_download(app, pagename, templatename, context, doctree):
-    """Copy the executed notebook next to the page's source so the theme offers an .ipynb download."""
+    """Write the executed notebook, outputs included, next to the page's source: the theme offers it.
+
+    myst-nb writes ``jupyter_execute/<page>.ipynb`` without outputs when it took them from the
+    execution cache (it saves the notebook it read, not the one merged with the cache), so a
+    ``make clean && make html`` left every download empty: merge the cached outputs back in here.
+    """
+    import nbformat
+
     executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    if executed.exists():
-        target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(executed, target)
-        context["ipynb_source"] = f"{pagename}.ipynb"
+    if not executed.exists():
+        return
+    notebook = nbformat.read(executed, as_version=4)
+    try:
+        _, notebook = get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(notebook)
+    except KeyError:  # not in the cache: not executed with caching, so executed (outputs kept) or never run
+        pass
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _caption_as_alt_text(app, doctree, docname):
+    """Give each figure's image its caption as alt text (myst-nb's default is the file's hash name)."""
+    from docutils import nodes
+
+    for figure in doctree.findall(nodes.figure):
+        caption = next(figure.findall(nodes.caption), None)
+        if caption is not None:
+            for image in figure.findall(nodes.image):
+                image["alt"] = " ".join(caption.astext().split())
 
 
 def _chinese_search_with_its_stemmer():
@@ -115,3 +172,4 @@ def setup(app):
     mathjax.parallel_read_safe = mathjax.parallel_write_safe = True
     # before sphinx_book_theme's header buttons (priority 501)
     app.connect("html-page-context", _offer_notebook_download, priority=500)
+    app.connect("doctree-resolved", _caption_as_alt_text)
