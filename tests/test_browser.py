@@ -207,7 +207,7 @@ def test_figures_are_sharp_described_and_captioned_in_body_weight(open_page, pag
         assert f["caption"] and f["alt"] == f["caption"], f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
         sharp = f["src"].endswith(".svg") or f["natural"] >= 2 * f["shown"]
         assert sharp, f"{page}: {f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
-        assert f["weight"] <= 400, f"{page}: caption in weight {f['weight']}"
+        assert f["weight"] == 400, f"{page}: caption in weight {f['weight']}, not the body text's 400"
 
 
 def search_results(open_page, query):
@@ -224,12 +224,19 @@ def search_results(open_page, query):
     return results
 
 
+def test_no_page_says_contents():
+    """目录 is the label of the theme's on-page table of contents; the snippet test relies on no page using it."""
+    assert not [p for p in PAGES if "目录" in (BOOK / f"{p}.md").read_text(encoding="utf-8")]
+
+
 @pytest.mark.parametrize("query", ["屋顶线", "共享内存", "调度空间", "寄存器", "代价模型"])
 def test_chinese_search_finds_the_lectures_terms_with_clean_snippets(open_page, query):
     results = search_results(open_page, query)
     assert results, f"search for {query} found nothing"
     for page, snippet in results:
         assert query in snippet, f"{query}: the snippet of {page} does not show the word: {snippet!r}"
+        assert "目录" not in snippet, f"{query}: the snippet of {page} is cut from the theme's table of contents"
+        assert "显示代码" not in snippet, f"{query}: the snippet of {page} shows a collapsed cell's label"
         dirty = re.findall(r">>>|\\[a-zA-Z]+|\\[()\[\]]|\$", snippet)
         assert not dirty, f"{query}: the snippet of {page} shows code or TeX {dirty}: {snippet!r}"
 

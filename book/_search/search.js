@@ -19,11 +19,18 @@ Scorer.score = (result) => {
   return score + boost;
 };
 
-/* Snippets: Sphinx cuts a result's snippet from the page's text, which includes code, doctest
- * prompts (>>>) and the TeX source of the formulas. Cut it from the prose only. */
+/* Snippets: Sphinx cuts a result's snippet from the text of the page's [role=main], which with
+ * this theme also holds the on-page table of contents and the previous/next links, and includes
+ * code, the 显示代码 labels of collapsed code, doctest prompts (>>>) and the TeX source of the
+ * formulas. Cut it from the article's prose only, a formula standing as [公式] (as Chinese sites
+ * show formulas in plain text). */
 const _sphinxHtmlToText = Search.htmlToText;
 Search.htmlToText = (htmlString, anchor) => {
   const page = new DOMParser().parseFromString(htmlString, "text/html");
-  page.querySelectorAll("pre, div.highlight, .cell_input, .math, mjx-container").forEach((el) => el.remove());
+  const main = page.querySelector('[role="main"]');
+  const article = page.querySelector('[role="main"] article');
+  if (main && article) main.replaceChildren(article);
+  page.querySelectorAll("pre, div.highlight, .cell_input, details.above-input").forEach((el) => el.remove());
+  page.querySelectorAll(".math").forEach((el) => el.replaceWith(" [公式] "));
   return _sphinxHtmlToText(page.documentElement.outerHTML, anchor);
 };
