@@ -28,6 +28,7 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx_copybutton",
     "sphinx_exercise",  # exercises with solutions in dropdowns, code cells allowed inside
+    "sphinx_togglebutton",  # collapses those dropdowns: without it every solution shows open
     "sphinx-mathjax-offline",  # MathJax served from _static: no CDN at view time
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
@@ -80,6 +81,38 @@ html_css_files = ["custom.css"]  # table padding for the pages' HTML tables
 html_last_updated_fmt = None
 html_show_sourcelink = True
 html_copy_source = True
+
+
+# -- Search -------------------------------------------------------------------------------
+# Sphinx's Chinese search cuts the pages into words with jieba. The lecture's own terms that
+# jieba's dictionary cuts apart (屋顶线 -> 屋顶 / 线) are in book/_search/words.txt, a jieba user
+# dictionary, so that a reader who types one finds it; book/_search/search.js ranks the page
+# that uses a term most first and keeps code and TeX out of the result snippets.
+SEARCH_DIR = ROOT / "book" / "_search"
+html_search_options = {"dict": str(SEARCH_DIR / "words.txt")}
+
+
+def _write_search_scorer(out: Path) -> Path:
+    """Write search.js after LECTURE_TERM_COUNTS (term -> {page: uses in its source}); return ``out``."""
+    import json
+
+    terms = SEARCH_DIR.joinpath("words.txt").read_text(encoding="utf-8").split()
+    sources = {page.stem: page.read_text(encoding="utf-8") for page in sorted((ROOT / "book").glob("*.md"))}
+    counts = {t: {page: text.count(t) for page, text in sources.items() if t in text} for t in terms}
+    missing = [t for t, pages in counts.items() if not pages]
+    if missing:
+        raise ValueError(f"book/_search/words.txt: {missing} appear on no page; remove them")
+    code = f"const LECTURE_TERM_COUNTS = {json.dumps(counts, ensure_ascii=False)};\n\n"
+    code += SEARCH_DIR.joinpath("search.js").read_text(encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f"{out.name}.{os.getpid()}")  # concurrent builds each replace it whole
+    partial.write_text(code, encoding="utf-8")
+    os.replace(partial, out)
+    return out
+
+
+html_search_scorer = str(_write_search_scorer(ROOT / "_build" / "search_scorer.js"))
+
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 
@@ -96,14 +129,28 @@ def _offer_notebook_download(app, pagename, templatename, context, doctree):
         import nbformat
         from jupyter_cache import get_cache
 
-        _, notebook = get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(
-            nbformat.read(executed, as_version=4))
+        notebook = nbformat.read(executed, as_version=4)
+        try:
+            _, notebook = get_cache(app.config.nb_execution_cache_path).merge_match_into_notebook(notebook)
+        except KeyError:  # not in the cache: executed without caching (outputs kept) or never run
+            pass
         for number, cell in enumerate(notebook.cells):
             cell.id = f"cell-{number}"
         target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(nbformat.writes(notebook), encoding="utf-8")
         context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _caption_as_alt_text(app, doctree, docname):
+    """Give each figure's image its caption as alt text (myst-nb's default is the file's hash name)."""
+    from docutils import nodes
+
+    for figure in doctree.findall(nodes.figure):
+        caption = next(figure.findall(nodes.caption), None)
+        if caption is not None:
+            for image in figure.findall(nodes.image):
+                image["alt"] = " ".join(caption.astext().split())
 
 
 # -- Build machinery ----------------------------------------------------------------------
@@ -217,3 +264,4 @@ def setup(app):
             app.connect("builder-inited", _copy_late_assets_before_writing)
     # before sphinx_book_theme's header buttons (priority 501)
     app.connect("html-page-context", _offer_notebook_download, priority=500)
+    app.connect("doctree-resolved", _caption_as_alt_text)

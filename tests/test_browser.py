@@ -1,18 +1,22 @@
-"""Each page in headless Chromium: renders, no console errors, no request leaving localhost.
+"""Each page in headless Chromium: renders, no console errors, no request leaving localhost; and as a reader
+meets it: solutions collapsed, tables readable in both themes and on a phone, sharp described figures, search.
 
 Chromium is Debian's (`make test` installs it where missing); Playwright only drives it.
 """
 
 import functools
 import http.server
+import re
 import shutil
 import threading
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.site_build import PAGES
+from tests.site_build import PAGES, ROOT
+
+BOOK = ROOT / "book"
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # As root and offline: no sandbox, and none of Chromium's own background connections.
@@ -62,3 +66,181 @@ def test_page_renders_offline_without_errors(server, browser, page):
     tab.close()
     assert not errors, f"console errors on {page}: {errors}"
     assert not outside, f"requests leaving localhost from {page}: {outside}"
+
+
+# -- The lecture as a reader meets it: themes, phones, solutions, figures, search -------------------------------
+
+#: Pages with exercise solutions (read from the sources, so a new page with solutions is checked too).
+SOLUTION_PAGES = tuple(p for p in PAGES if "{solution-start}" in (BOOK / f"{p}.md").read_text(encoding="utf-8"))
+PHONE_WIDTH_PX = 390
+
+
+@pytest.fixture
+def open_page(server, browser):
+    """``open_page(path, mode="light", width=1280)``: a tab showing ``path`` in that theme and viewport width."""
+    contexts = []
+
+    def _open(path, mode="light", width=1280):
+        ctx = browser.new_context(viewport={"width": width, "height": 900})
+        contexts.append(ctx)
+        # the theme reads the reader's choice from localStorage, as its switch leaves it
+        ctx.add_init_script(f"localStorage.setItem('mode', '{mode}');")
+        tab = ctx.new_page()
+        tab.goto(f"{server}/{path}", wait_until="networkidle")
+        assert tab.evaluate("document.documentElement.dataset.theme") == mode, f"{path}: not in {mode} mode"
+        return tab
+
+    yield _open
+    for ctx in contexts:
+        ctx.close()
+
+
+def test_some_pages_have_solutions():
+    assert len(SOLUTION_PAGES) >= 5, SOLUTION_PAGES
+
+
+@pytest.mark.parametrize("page", SOLUTION_PAGES)
+def test_solutions_start_collapsed_and_open_on_click(open_page, page):
+    tab = open_page(f"{page}.html")
+    solutions = tab.locator("div.solution")
+    assert solutions.count() >= 1, f"{page}: no solution rendered"
+    for i in range(solutions.count()):
+        solution = solutions.nth(i)
+        body = solution.locator(":scope > :not(.admonition-title)")
+        assert body.count() >= 1, f"{page}: solution {i} has no body"
+        solution.scroll_into_view_if_needed()
+        assert not any(body.nth(j).is_visible() for j in range(body.count())), f"{page}: solution {i} shows open"
+        solution.locator(":scope > .admonition-title button.toggle-button").click()
+        body.first.wait_for(state="visible", timeout=5_000)
+        assert all(body.nth(j).is_visible() for j in range(body.count())), f"{page}: solution {i} did not open"
+
+
+#: WCAG 2 contrast of each table cell's text on its effective background (ancestors' backgrounds composed).
+CONTRAST_JS = """
+() => {
+  const rgba = (s) => { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const over = (top, under) => { const a = top[3]; return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat(1); };
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] >= 1) break;
+    }
+    return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255, 1]);
+  };
+  const luminance = (c) => { const [r, g, b] = c.slice(0, 3).map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const cells = [...document.querySelectorAll("article table :is(td, th, caption)")].filter((el) => el.innerText.trim());
+  return cells.map((el) => {
+    const bg = background(el);
+    const fg = over(rgba(getComputedStyle(el).color), bg);
+    const [hi, lo] = [luminance(fg), luminance(bg)].sort((a, b) => b - a);
+    return {text: el.innerText.trim().slice(0, 30), ratio: (hi + 0.05) / (lo + 0.05), fg: fg.slice(0, 3), bg: bg.slice(0, 3)};
+  });
+}
+"""
+#: Pages with tables (the index has none).
+TABLE_PAGES = tuple(p for p in PAGES if p != "index")
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("page", TABLE_PAGES)
+def test_every_table_cell_reads_in_both_themes(open_page, page, mode):
+    cells = open_page(f"{page}.html", mode=mode).evaluate(CONTRAST_JS)
+    assert cells, f"{page}: no table cell found"
+    poor = [c for c in cells if c["ratio"] < 4.5]  # WCAG 2 AA for body text
+    assert not poor, f"{page} ({mode}): {len(poor)} of {len(cells)} cells under 4.5:1, e.g. {poor[:3]}"
+
+
+PHONE_JS = """
+(viewport) => {
+  const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  const boxed = (table) => { for (let e = table; e; e = e.parentElement) { if (scrolls(e) && e.clientWidth <= viewport) return true; } return false; };
+  const tables = [...document.querySelectorAll("article table")];
+  const unboxed = tables.filter((t) => t.getBoundingClientRect().width > viewport && !boxed(t)).map((t) => t.innerText.slice(0, 40));
+  // a word laid out on more than one line: text between the places where a line may break
+  // (spaces, CJK punctuation, hyphens and dashes; Chinese text itself has none, see custom.css)
+  const broken = [];
+  for (const cell of document.querySelectorAll("article table :is(td, th)")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const re = /[^\\s，。、；：（）\\-–—]{2,}/gu;
+      for (let m = re.exec(node.data); m; m = re.exec(node.data)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return {pageWidth: document.documentElement.scrollWidth, unboxed, broken};
+}
+"""
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_phone_layout_keeps_tables_readable(open_page, page):
+    """At 390 px a wide table scrolls in its own box, no word is split across lines, the page never scrolls sideways."""
+    got = open_page(f"{page}.html", width=PHONE_WIDTH_PX).evaluate(PHONE_JS, PHONE_WIDTH_PX)
+    assert got["pageWidth"] <= PHONE_WIDTH_PX, f"{page}: the page is {got['pageWidth']} px wide on a {PHONE_WIDTH_PX} px phone"
+    assert not got["unboxed"], f"{page}: tables wider than the phone without a scroll box: {got['unboxed']}"
+    assert not got["broken"], f"{page}: words broken across lines in table cells: {got['broken'][:10]}"
+
+
+FIGURES_JS = """
+() => [...document.querySelectorAll("article figure")].map((fig) => {
+  const img = fig.querySelector("img"), cap = fig.querySelector("figcaption");
+  const number = cap.querySelector(".caption-number");
+  const caption = cap.innerText.replace(number ? number.innerText : "", "").replace(/\\s+/g, " ").trim();
+  return {src: img.getAttribute("src"), alt: img.alt, caption, natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
+          weight: Number(getComputedStyle(cap.querySelector("p") || cap).fontWeight)};
+})
+"""
+
+
+@pytest.mark.parametrize("width", [1280, PHONE_WIDTH_PX])
+@pytest.mark.parametrize("page", TABLE_PAGES)
+def test_figures_are_sharp_described_and_captioned_in_body_weight(open_page, page, width):
+    figs = open_page(f"{page}.html", width=width).evaluate(FIGURES_JS)
+    assert figs, f"{page}: no figure"
+    for f in figs:
+        assert f["caption"] and f["alt"] == f["caption"], f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
+        sharp = f["src"].endswith(".svg") or f["natural"] >= 2 * f["shown"]
+        assert sharp, f"{page}: {f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
+        assert f["weight"] == 400, f"{page}: caption in weight {f['weight']}, not the body text's 400"
+
+
+def search_results(open_page, query):
+    """The search page's results for ``query``: [(page, snippet text)] in the order shown."""
+    tab = open_page(f"search.html?q={quote(query)}")
+    tab.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15_000)
+    items = tab.locator("#search-results ul.search > li")
+    results = []
+    for i in range(items.count()):
+        item = items.nth(i)
+        page = item.locator("a").first.get_attribute("href").split(".html")[0]
+        item.locator("p.context").wait_for(timeout=10_000)  # the snippet, fetched from the page
+        results.append((page, item.locator("p.context").inner_text()))
+    return results
+
+
+def test_no_page_says_contents():
+    """目录 is the label of the theme's on-page table of contents; the snippet test relies on no page using it."""
+    assert not [p for p in PAGES if "目录" in (BOOK / f"{p}.md").read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("query", ["屋顶线", "共享内存", "调度空间", "寄存器", "代价模型"])
+def test_chinese_search_finds_the_lectures_terms_with_clean_snippets(open_page, query):
+    results = search_results(open_page, query)
+    assert results, f"search for {query} found nothing"
+    for page, snippet in results:
+        assert query in snippet, f"{query}: the snippet of {page} does not show the word: {snippet!r}"
+        assert "目录" not in snippet, f"{query}: the snippet of {page} is cut from the theme's table of contents"
+        assert "显示代码" not in snippet, f"{query}: the snippet of {page} shows a collapsed cell's label"
+        dirty = re.findall(r">>>|\\[a-zA-Z]+|\\[()\[\]]|\$", snippet)
+        assert not dirty, f"{query}: the snippet of {page} shows code or TeX {dirty}: {snippet!r}"
+
+
+def test_search_ranks_the_pruning_page_first_for_shared_memory(open_page):
+    pages = [page for page, _ in search_results(open_page, "共享内存")]
+    assert pages[0] == "space", f"共享内存 ranks {pages}"

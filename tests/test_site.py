@@ -3,6 +3,8 @@
 import html
 import json
 import re
+import subprocess
+import sys
 
 import jieba
 import pytest
@@ -112,3 +114,45 @@ def test_glued_numbers_in_the_html_equal_the_model(built_site, page):
         assert key in values, f"{page}: {key} is shown but never glued"
         expected = format(values[key], spec) if spec else str(values[key])
         assert shown == html.escape(expected, quote=False), f"{page}: {key} shows {shown!r}, model gives {expected!r}"
+
+
+SEARCH_WORDS = (BOOK / "_search" / "words.txt").read_text(encoding="utf-8").split()
+
+
+@pytest.mark.parametrize("word", SEARCH_WORDS)
+def test_lecture_terms_are_whole_search_terms(built_site, word):
+    """The search page looks a query up whole (it has no jieba); book/_search/words.txt makes each term one."""
+    assert word in search_terms(built_site), f"{word} is not a search term (jieba cut it apart)"
+
+
+@pytest.fixture(scope="module")
+def clean_rebuild(built_site, tmp_path_factory):
+    """The site built again from nothing but the execution cache, as `make clean && make html` does."""
+    out = tmp_path_factory.mktemp("clean")
+    cmd = [sys.executable, "-m", "sphinx", "-c", ".", "-d", str(out / "doctrees"), "-W", "--keep-going", "-j", "auto",
+           "-b", "html", "book", str(out / "html")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"clean rebuild failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    assert "Executing notebook" not in proc.stdout, "the clean rebuild executed pages: the cache was cold"
+    return out / "html"
+
+
+def _shown_outputs(notebook):
+    """Code cells with an output a reader sees (glue records are data for the page, not displays)."""
+    return [c for c in notebook.cells if c.cell_type == "code"
+            and any(set(o.get("data", {"text/plain": 1})) - {k for k in o.get("data", {}) if "papermill" in k}
+                    for o in c.outputs)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_notebook_downloads_carry_outputs_after_a_clean_build(clean_rebuild, page):
+    import nbformat
+
+    notebook = nbformat.read(clean_rebuild / "_sources" / f"{page}.ipynb", as_version=4)
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code, f"{page}: the download has no code cells"
+    assert all(isinstance(c.execution_count, int) for c in code), f"{page}: the download has cells never run"
+    assert any(c.outputs for c in code), f"{page}: the download has no outputs"
+    shown_on_page = page_html(clean_rebuild, page).count('<div class="cell_output')
+    assert len(_shown_outputs(notebook)) >= shown_on_page, \
+        f"{page}: the page shows {shown_on_page} outputs, its download has {len(_shown_outputs(notebook))}"
