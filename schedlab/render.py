@@ -10,9 +10,9 @@ Examples
 >>> from schedlab import landscape
 >>> t = top_table(landscape((4096, 4096, 4096)), k=2)
 >>> t.headers
-('(BM, BN, BK, warps, stages, GROUP_M)', '时间', 'TFLOPS', '相对最快')
->>> t.rows[0]
-('(256, 128, 32, 8, 4, 1)', '149.0 µs', '922', '1.000')
+('(BM, BN, BK, warps, stages, GROUP_M)', '并列', '时间', 'TFLOPS', '相对最快')
+>>> t.rows[0][0], t.rows[0][2:]
+('(256, 128, 32, 8, 4, 1)', ('149.0 µs', '922', '1.000'))
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import numbers
 from dataclasses import dataclass, fields
 
-from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Shape, SpaceSummary, Transfer, as_mnk
+from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Shape, SpaceSummary, TieGroup, Transfer, as_mnk
 from .hardware import H100_SOURCES, H100_TC, Hardware, KiB, MiB
 from .model import TERMS, Breakdown
 from .search import CellSummary, Comparison, LocalOptima
@@ -41,11 +41,13 @@ __all__ = [
     "shape_short",
     "knob_table",
     "reasons_table",
+    "fmt_ties",
     "top_table",
     "quantiles_table",
     "optima_table",
     "transfer_table",
     "sensitivity_table",
+    "sensitivity_grid",
     "breakdown_table",
     "breakdown_summary_table",
     "hardware_table",
@@ -348,21 +350,55 @@ def reasons_table(summary: SpaceSummary) -> Table:
 # --- demo 2: the landscape ----------------------------------------------------------------
 
 
+#: Short knob names, as in the configuration header ``(BM, BN, BK, warps, stages, GROUP_M)``.
+_KNOB_SHORT = dict(zip(SPACE, ("BM", "BN", "BK", "warps", "stages", "GROUP_M")))
+
+
+def fmt_ties(group: TieGroup) -> str:
+    """The configurations tied in one group: how many, and the knob values they take.
+
+    ``"—"`` for a group of one. Knobs that combine freely get one ``∈ {…}`` each; knobs tied only
+    in some combinations are listed together as value tuples.
+
+    Examples
+    --------
+    >>> from schedlab import landscape
+    >>> fmt_ties(landscape((4096, 4096, 4096)).tie_groups(1)[0])
+    '15 个：(BK, stages) ∈ {(32, 4), (32, 5), (64, 3), (64, 4), (128, 2)}；GROUP_M ∈ {1, 4, 8}'
+    """
+    if len(group.configs) == 1:
+        return MISSING
+    parts = []
+    for knobs, values in group.varying():
+        if len(knobs) == 1:
+            parts.append(f"{_KNOB_SHORT[knobs[0]]} ∈ {{{', '.join(str(v[0]) for v in values)}}}")
+        else:
+            names = ", ".join(_KNOB_SHORT[k] for k in knobs)
+            parts.append(f"({names}) ∈ {{{', '.join(str(v) for v in values)}}}")
+    return f"{len(group.configs)} 个：" + "；".join(parts)
+
+
 def top_table(land: Landscape, k: int = 6) -> Table:
-    """The ``k`` fastest configurations of a landscape (ties keep ``SPACE`` order).
+    """The ``k`` fastest distinct times of a landscape, one row per group of exact ties.
+
+    A row names the group's first configuration in ``SPACE`` order (the one ``argmin`` picks)
+    and, in 并列, every other configuration with the same model time (:func:`fmt_ties`).
 
     Examples
     --------
     >>> from schedlab import landscape
     >>> t = top_table(landscape((16, 4096, 4096)), k=1)
     >>> t.title
-    '16×4096×4096 上最快的 1 个配置（共 3744 个能启动）'
-    >>> t.rows
-    (('(16, 16, 128, 1, 4, 1)', '10.9 µs', '49', '1.000'),)
+    '16×4096×4096 上最快的 1 个时间（共 3744 个能启动的配置；同一时间的并列配置合成一行）'
+    >>> t.rows[0][0], t.rows[0][2:]
+    ('(16, 16, 128, 1, 4, 1)', ('10.9 µs', '49', '1.000'))
     """
-    rows = [(fmt_config(cfg), fmt_time(t), fmt_tflops(tf), fmt_ratio(r, 3)) for cfg, t, tf, r in land.top(k)]
-    title = f"{fmt_shape(land.shape)} 上最快的 {len(rows)} 个配置（共 {len(land.configs)} 个能启动）"
-    return Table(title, (_CONFIG_HEADER, "时间", "TFLOPS", "相对最快"), rows)
+    groups = land.tie_groups(k)
+    rows = [(fmt_config(g.first), fmt_ties(g), fmt_time(g.time_s), fmt_tflops(g.tflops), fmt_ratio(g.ratio, 3))
+            for g in groups]
+    title = (f"{fmt_shape(land.shape)} 上最快的 {len(rows)} 个时间（共 {len(land.configs)} 个能启动的配置；"
+             "同一时间的并列配置合成一行）")
+    return Table(title, (_CONFIG_HEADER, "并列", "时间", "TFLOPS", "相对最快"), rows)
 
 
 def quantiles_table(land: Landscape) -> Table:
@@ -441,6 +477,30 @@ def sensitivity_table(sens: Sensitivity) -> Table:
     title = (f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数；"
              f"每格是\u201c取值:相对的时间\u201d，{MISSING} 表示不能启动，* 是原配置的取值")
     return Table(title, ("参数", "取值 : 时间比"), rows)
+
+
+def sensitivity_grid(sens: Sensitivity) -> Table:
+    """The one-knob sweep as a grid: a row per knob, a column per knob value (blank where a knob
+    does not take that value), each cell the time over the base; ``*`` marks the base's own value.
+
+    Examples
+    --------
+    >>> from schedlab import sensitivity
+    >>> t = sensitivity_grid(sensitivity((4096, 4096, 4096)))
+    >>> t.headers[:6]
+    ('参数', '1', '2', '3', '4', '5')
+    >>> dict(zip(t.headers, t.rows[3]))["8"]
+    '1.00*'
+    """
+    base = dict(zip(SPACE, sens.base.as_tuple()))
+    values = sorted({v for cells in sens.ratios.values() for v, _ in cells})
+    rows = []
+    for knob, cells in sens.ratios.items():
+        by_value = {v: fmt_ratio(r) + ("*" if v == base[knob] else "") for v, r in cells}
+        rows.append((KNOB_LABELS.get(knob, knob),) + tuple(by_value.get(v, "") for v in values))
+    title = (f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数，"
+             f"时间相对原配置；{MISSING} 表示不能启动，* 是原配置的取值，空格是这个参数没有的取值")
+    return Table(title, ("参数",) + tuple(str(v) for v in values), rows)
 
 
 # --- explain: where the time goes ---------------------------------------------------------

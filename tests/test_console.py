@@ -152,10 +152,10 @@ def test_demo1_counts_and_reasons(demo_out):
 def test_demo2_best_config_and_counts(demo_out):
     land = landscape(SQUARE)
     assert land.best.as_tuple() == (256, 128, 32, 8, 4, 1)
-    rows = table_with(demo_out, "(BM, BN, BK, warps, stages, GROUP_M)", "时间", "TFLOPS", "相对最快")
+    rows = table_with(demo_out, "(BM, BN, BK, warps, stages, GROUP_M)", "并列", "时间", "TFLOPS", "相对最快")
     assert len(rows) == 6
-    assert rows[0] == [str(land.best.as_tuple()), render.fmt_time(land.best_time_s),
-                       render.fmt_tflops(land.best_tflops), "1.000"]
+    assert rows[0] == [str(land.best.as_tuple()), render.fmt_ties(land.tie_groups(1)[0]),
+                       render.fmt_time(land.best_time_s), render.fmt_tflops(land.best_tflops), "1.000"]
     assert rows == [list(r) for r in render.top_table(land, 6).rows]
     q = land.quantiles()
     assert f"离最快 5% 以内的 {land.n_within(1.05)} 个、2 倍以内的 {land.n_within(2)} 个" in demo_out
@@ -197,8 +197,8 @@ def test_top_lists_the_fastest(capsys):
     out = run_main(capsys, "top", "512", "14336", "4096", "-n", "3")
     land = landscape((512, 14336, 4096))
     rows = table_with(out, "(BM, BN, BK, warps, stages, GROUP_M)")
-    assert rows == [[str(c.as_tuple()), render.fmt_time(t), render.fmt_tflops(tf), f"{r:.3f}"]
-                    for c, t, tf, r in land.top(3)]
+    assert rows == [[str(g.first.as_tuple()), render.fmt_ties(g), render.fmt_time(g.time_s),
+                     render.fmt_tflops(g.tflops), f"{g.ratio:.3f}"] for g in land.tie_groups(3)]
 
 
 def test_top_default_is_ten_rows(capsys):

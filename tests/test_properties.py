@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import schedlab.model as model
-from schedlab import H100_TC, GemmConfig, evaluate, gemm_time
+from schedlab import H100_TC, SPACE, GemmConfig, evaluate, gemm_time, landscape
 from schedlab.model import TERMS
 
 from .strategies import (
@@ -254,3 +254,34 @@ class TestMoreHardwareNeverSlower:
         hw = dataclasses.replace(hw, l2_bytes=2**30)
         better = dataclasses.replace(hw, n_sm=hw.n_sm * times)
         _assert_not_slower(cfg, shape, hw, better)
+
+
+# --- ties: the landscape's groups of equal model time ---------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(shapes())
+def test_tie_groups_partition_the_launchable_configs_by_time(shape):
+    """Every launchable config is in exactly one group; members share a time; groups get slower;
+    and each group's factored knob values multiply back to exactly its configs."""
+    import itertools
+
+    from schedlab.analysis import TIE_RTOL
+
+    land = landscape(shape)
+    groups = land.tie_groups()
+    members = [c for g in groups for c in g.configs]
+    assert len(members) == len(land.configs) and set(members) == set(land.configs)
+    for g in groups:
+        times = [land.time_of(c) for c in g.configs]
+        assert max(times) <= g.time_s * (1 + TIE_RTOL) and min(times) == g.time_s
+        fixed = {k: v for k, v in zip(SPACE, g.first.as_tuple())}
+        rebuilt = set()
+        factors = g.varying()
+        for combo in itertools.product(*(values for _, values in factors)):
+            knob_values = dict(fixed)
+            for (knobs, _), values in zip(factors, combo):
+                knob_values.update(zip(knobs, values))
+            rebuilt.add(tuple(knob_values[k] for k in SPACE))
+        assert rebuilt == {c.as_tuple() for c in g.configs}
+    assert all(a.time_s * (1 + TIE_RTOL) < b.time_s for a, b in zip(groups, groups[1:]))
