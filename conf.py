@@ -245,6 +245,9 @@ def _drop_stale_images(app, exception):
     for path in (Path(app.outdir) / app.builder.imagedir).glob("*"):
         if path.name not in shown:
             path.unlink()
+    # Sphinx keeps the previous build's .buildinfo as .buildinfo.bak when the configuration changed
+    # (e.g. an extension added): a leftover a clean build does not have.
+    (Path(app.outdir) / ".buildinfo.bak").unlink(missing_ok=True)
 
 
 def setup(app):

@@ -85,8 +85,12 @@ def test_every_page_has_doctests_and_they_pass_unperturbed():
         # configurations cover the decode M)
         ({"l2_bw_bytes_per_s": H100_TC.l2_bw_bytes_per_s / 2}, {"landscape.md", "sensitivity.md", "searching.md",
                                                                  "buckets.md"}),
+        # fewer SMs: more waves for the same blocks (the model page's wave count, every TFLOPS figure)
+        ({"n_sm": 114}, {"landscape.md", "model.md", "shapes.md"}),
+        # half the HBM bandwidth: the memory-bound decode shape slows down (its TFLOPS, the transfer matrix)
+        ({"hbm_bw_bytes_per_s": H100_TC.hbm_bw_bytes_per_s / 2}, {"shapes.md"}),
     ],
-    ids=["smem_limit", "clock", "l2_bandwidth"],
+    ids=["smem_limit", "clock", "l2_bandwidth", "n_sm", "hbm_bandwidth"],
 )
 def test_perturbed_model_fails_the_book_doctests(perturb, changes, pages):
     perturb(**changes)
