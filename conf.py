@@ -40,7 +40,7 @@ numfig_format = {"figure": "图 %s", "table": "表 %s", "code-block": "代码 %s
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 bibtex_bibfiles = ["book/references.bib"]  # relative to the folder of conf.py
-bibtex_default_style = "plain"  # numbered labels: most sources are NVIDIA documents without a person as author
+bibtex_default_style = "alpha"  # labels such as [Lit61]: a citation never looks like a numbered footnote
 
 # -- Execution --------------------------------------------------------------------------
 # jupyter-cache keys a page on its code cells only; key the cache folder on the package
