@@ -30,6 +30,7 @@ extensions = [
     "sphinx_exercise",  # exercises with solutions in dropdowns, code cells allowed inside
     "sphinx_togglebutton",  # collapses those dropdowns: without it every solution shows open
     "sphinx-mathjax-offline",  # MathJax served from _static: no CDN at view time
+    "sphinxcontrib.bibtex",  # {cite} roles and the references page, from book/references.bib
 ]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
 numfig = True
@@ -38,6 +39,8 @@ math_eqref_format = "({number})"
 numfig_format = {"figure": "图 %s", "table": "表 %s", "code-block": "代码 %s", "section": "%s 节"}
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+bibtex_bibfiles = ["book/references.bib"]  # relative to the folder of conf.py
+bibtex_default_style = "alpha"  # labels such as [Lit61]: a citation never looks like a numbered footnote
 
 # -- Execution --------------------------------------------------------------------------
 # jupyter-cache keys a page on its code cells only; key the cache folder on the package

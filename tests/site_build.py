@@ -18,8 +18,11 @@ EXECUTED = ROOT / "_build" / "jupyter_execute"
 SPHINX_OPTIONS = ["-T", "-W", "--keep-going", "-j", "auto"]
 SPHINX_HTML = [sys.executable, "-m", "sphinx", "-c", ".", "-d", "_build/doctrees", *SPHINX_OPTIONS, "-b", "html",
                "book", "_build/html"]
-#: Every page of the site, without suffix; a new page must be added here (and gets all site checks).
-PAGES = ("index", "space", "landscape", "shapes", "sensitivity", "searching", "buckets", "model")
+#: The lecture's pages without suffix, each a notebook the build executes; a new one must be added here.
+NOTEBOOK_PAGES = ("index", "space", "landscape", "shapes", "sensitivity", "searching", "buckets", "model")
+#: Every page of the site (each gets the checks that apply to all pages): the notebooks and the references
+#: page (plain Markdown: no code, tables or figures).
+PAGES = NOTEBOOK_PAGES + ("references",)
 
 
 @pytest.fixture(scope="session")

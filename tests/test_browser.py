@@ -14,7 +14,7 @@ from urllib.parse import quote, urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.site_build import PAGES, ROOT
+from tests.site_build import NOTEBOOK_PAGES, PAGES, ROOT
 
 BOOK = ROOT / "book"
 
@@ -139,8 +139,8 @@ CONTRAST_JS = """
   });
 }
 """
-#: Pages with tables (the index has none).
-TABLE_PAGES = tuple(p for p in PAGES if p != "index")
+#: Pages with tables (the index and the references page have none).
+TABLE_PAGES = tuple(p for p in NOTEBOOK_PAGES if p != "index")
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

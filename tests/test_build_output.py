@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.site_build import PAGES, ROOT, SPHINX_OPTIONS, sphinx_command, write_book
+from tests.site_build import NOTEBOOK_PAGES, ROOT, SPHINX_OPTIONS, sphinx_command, write_book
 
 FIGURE_PAGE = """# 图
 
@@ -80,7 +80,7 @@ def test_the_sites_rebuild_equals_a_clean_build(built_site, tmp_path):
     assert_same_output(built_site, clean)
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_the_notebook_download_is_the_executed_notebook(built_site, page):
     """The .ipynb the theme offers has every code cell's outputs, also when the build took the page from the
     execution cache (myst-nb then writes the bare cells)."""

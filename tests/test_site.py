@@ -9,12 +9,12 @@ import sys
 import jieba
 import pytest
 
-from tests.site_build import PAGES, ROOT
+from tests.site_build import NOTEBOOK_PAGES, PAGES, ROOT
 
 BOOK = ROOT / "book"
 
 #: Pages that teach with figures and tables (the index only introduces).
-CONTENT_PAGES = tuple(p for p in PAGES if p != "index")
+CONTENT_PAGES = tuple(p for p in NOTEBOOK_PAGES if p != "index")
 
 
 def page_html(site, page):
@@ -49,12 +49,25 @@ def test_index_links_every_page(built_site):
         assert f'href="{page}.html"' in html, f"index does not link {page}"
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_page_offers_notebook_and_source_downloads(built_site, page):
     html = page_html(built_site, page)
     for suffix in (".ipynb", ".md"):
         assert f"_sources/{page}{suffix}" in html, f"{page}: no {suffix} download"
         assert (built_site / "_sources" / f"{page}{suffix}").exists()
+
+
+CITE_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
+
+
+def test_every_source_is_cited_and_listed_on_the_references_page(built_site):
+    """The references page lists only cited sources: each entry of book/references.bib must be cited on a page
+    (an unknown key is a warning, an error under -W) and shown there once."""
+    keys = re.findall(r"^@\w+\{([^,\s]+),", (BOOK / "references.bib").read_text(encoding="utf-8"), re.M)
+    cited = {key.strip() for page in PAGES for role in CITE_ROLE.findall((BOOK / f"{page}.md").read_text(encoding="utf-8"))
+             for key in role.split(",")}
+    assert keys and set(keys) <= cited, f"sources no page cites: {sorted(set(keys) - cited)}"
+    assert page_html(built_site, "references").count('role="doc-biblioentry"') == len(keys)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -144,7 +157,7 @@ def _shown_outputs(notebook):
                     for o in c.outputs)]
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_notebook_downloads_carry_outputs_after_a_clean_build(clean_rebuild, page):
     import nbformat
 
