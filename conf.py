@@ -65,6 +65,8 @@ nb_ipywidgets_js = {}  # no widget JavaScript from a CDN
 nb_merge_streams = True
 nb_code_prompt_show = "显示代码"  # label of collapsed (hide-input) cells, in the pages' language
 nb_code_prompt_hide = "隐藏代码"
+togglebutton_hint = "点击展开"  # the solution toggles speak the pages' language
+togglebutton_hint_hide = "点击收起"
 
 # -- Doctest (`make doctest`) -------------------------------------------------------------
 doctest_global_setup = "import schedlab"

@@ -576,10 +576,10 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
 _HW_FIELDS = {
     "n_sm": ("SM 数", "个", 1),
     "clock_hz": ("时钟", "GHz", 1e9),
-    "tc_flop_per_clk_per_sm": ("每 SM 的 Tensor Core 速率（稠密 FP16）", "FLOP/拍", 1),
+    "tc_flop_per_clk_per_sm": ("每 SM 的 Tensor Core 速率（稠密 FP16）", "FLOP 每拍", 1),
     "tensor_cores_per_sm": ("每 SM 的 Tensor Core 数", "个", 1),
-    "smem_bytes_per_clk_per_sm": ("每 SM 的共享内存带宽", "B/拍", 1),
-    "l2_port_bytes_per_clk_per_sm": ("每 SM 到 L2 的端口带宽", "B/拍", 1),
+    "smem_bytes_per_clk_per_sm": ("每 SM 的共享内存带宽", "B 每拍", 1),
+    "l2_port_bytes_per_clk_per_sm": ("每 SM 到 L2 的端口带宽", "B 每拍", 1),
     "l2_bw_bytes_per_s": ("L2 总带宽", "TB/s", 1e12),
     "hbm_bw_bytes_per_s": ("HBM 带宽", "TB/s", 1e12),
     "l2_bytes": ("L2 容量", "MiB", MiB),
