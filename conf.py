@@ -255,9 +255,17 @@ def _drop_stale_images(app, exception):
     (Path(app.outdir) / ".buildinfo.bak").unlink(missing_ok=True)
 
 
+def _reread_pages_with_index_entries(app, env, added, changed, removed):
+    """Re-read the glossary on every build: Sphinx's search index keeps the index entries (glossary
+    terms) only of the pages it writes, so a rebuild that skipped the unchanged glossary dropped its
+    terms from ``searchindex.js`` and differed from a clean build."""
+    return ["glossary"] if "glossary" in env.found_docs else []
+
+
 def setup(app):
     _hold_build_lock()  # before Sphinx loads the pickled environment that other builds write
     app.connect("builder-inited", _prepare_execution_cache)
+    app.connect("env-get-outdated", _reread_pages_with_index_entries)
     # Workarounds that reach into other packages, each applied only on the versions it was checked on.
     if _checked_on("sphinx", "9.", "the zh search's stemmer name and the stale-image pruning (env.images)"):
         app.add_search_language(_chinese_search_with_its_stemmer())
