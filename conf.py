@@ -206,6 +206,29 @@ def _checked_on(dist, series, workaround):
     return False
 
 
+def guard_execution_cache_truncation():
+    """Make jupyter-cache's truncation a no-op while the cache holds no more records than its limit.
+
+    After caching a page, each parallel (-j) reader truncates the cache: it lists the records to keep,
+    then, in a second query, every record not in that list. A record another reader inserts between
+    the two queries (before writing its notebook file) is taken for an old one and removed, and the
+    build fails with "Notebook file does not exist for cache record PK". Our cache holds one record
+    per page and version of its code, far below the limit (1000), so a count decides it in one query.
+    """
+    from jupyter_cache.cache.db import NbCacheRecord, session_context
+    from jupyter_cache.cache.main import JupyterCacheBase
+
+    truncate_caches = JupyterCacheBase.truncate_caches
+
+    def truncate_caches_over_the_limit(cache):
+        with session_context(cache.db) as session:
+            records = session.query(NbCacheRecord).count()
+        if records > cache.get_cache_limit():
+            truncate_caches(cache)
+
+    JupyterCacheBase.truncate_caches = truncate_caches_over_the_limit
+
+
 def _chinese_search_with_its_stemmer():
     """Sphinx 9's zh search ships english-stemmer.js but names ``ChineseStemmer`` in language_data.js,
     a ReferenceError on every page; name the stemmer it actually ships."""
@@ -270,6 +293,8 @@ def setup(app):
     if _checked_on("sphinx", "9.", "the zh search's stemmer name and the stale-image pruning (env.images)"):
         app.add_search_language(_chinese_search_with_its_stemmer())
         app.connect("build-finished", _drop_stale_images)
+    if _checked_on("jupyter-cache", "1.", "its truncation racing with parallel readers"):
+        guard_execution_cache_truncation()
     if _checked_on("sphinx-mathjax-offline", "0.0.", "its parallel-safety flags and its late asset copy"):
         # It only copies files when the build finishes; it is safe in parallel but does not say so,
         # and -W would turn Sphinx's "assuming it isn't" into an error.
