@@ -18,14 +18,14 @@ import time
 
 import numpy as np
 
-from schedlab import analysis, buckets, learned, model
+from schedlab import analysis, buckets, clear_caches, learned, model
 
 
 def clear(hbm: bool) -> None:
     analysis._landscape.cache_clear()
     buckets._sweep.cache_clear()
     if hbm:
-        model.clear_caches()
+        clear_caches()
 
 
 def timed(fn, *args, **kwargs):

@@ -17,9 +17,7 @@ import resource
 import sys
 import time
 
-import schedlab.model as model
-from schedlab import H100_TC, evaluate
-from schedlab.analysis import _launchable
+from schedlab import H100_TC, clear_caches, evaluate, launchable
 from schedlab.space import MAX_K, MAX_TILES
 
 SHAPES = [(4096, 4096, 4096), (16 * 1024, 16 * 2048, MAX_K), (16, 16 * MAX_TILES, MAX_K), (16 * MAX_TILES, 16, MAX_K)]
@@ -29,13 +27,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="best of N (default 3)")
     args = parser.parse_args(argv)
-    _, arr, _ = _launchable(H100_TC)
+    arr = launchable(H100_TC).array
     print(f"{len(arr)} launchable configs, cold, best of {args.repeats}")
     base = None
     for shape in SHAPES:
         best = float("inf")
         for _ in range(args.repeats):
-            model.clear_caches()
+            clear_caches()
             t0 = time.perf_counter()
             evaluate(arr, *shape)
             best = min(best, time.perf_counter() - t0)

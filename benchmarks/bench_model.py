@@ -24,16 +24,11 @@ from pathlib import Path
 import numpy as np
 from wcwidth import wcswidth
 
-import schedlab.model as model
-from schedlab import H100_TC, all_configs, evaluate, gemm_time
+from schedlab import H100_TC, all_configs, clear_caches, evaluate, gemm_time
 from schedlab.analysis import LECTURE_SHAPES
 from schedlab.space import config_array, launch_checks
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def clear_caches() -> None:
-    model.clear_caches()
 
 
 def best_of(fn, repeats: int, cold: bool) -> tuple[float, object]:

@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from schedlab import clear_caches
 import schedlab.analysis as analysis
 import schedlab.model as model
 import schedlab.search as search
@@ -46,7 +47,7 @@ def best_of(fn, repeats: int) -> float:
 
 
 def clear_model_caches():
-    model.clear_caches()
+    clear_caches()
     analysis._landscape.cache_clear()
     search._context.cache_clear()
 

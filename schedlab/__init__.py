@@ -17,9 +17,10 @@ from .analysis import (
     space_summary,
     transfer,
 )
+from .caching import clear_caches
 from .hardware import H100_SOURCES, H100_TC, Hardware
 from .model import Breakdown, ModelTerms, evaluate, explain, gemm_time
-from .space import SPACE, WARP_GRID, GemmConfig, Reason, all_configs, reasons, static_valid
+from .space import SPACE, WARP_GRID, GemmConfig, Launchable, Reason, all_configs, launchable, reasons, static_valid
 
 __all__ = [
     "SPACE",
@@ -29,6 +30,8 @@ __all__ = [
     "all_configs",
     "reasons",
     "static_valid",
+    "Launchable",
+    "launchable",
     "Hardware",
     "H100_TC",
     "H100_SOURCES",
@@ -47,4 +50,5 @@ __all__ = [
     "landscape",
     "transfer",
     "sensitivity",
+    "clear_caches",
 ]

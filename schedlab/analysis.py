@@ -7,15 +7,15 @@ what they return, so every number is computed once, here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
+from .caching import memoised
 from .hardware import H100_TC, Hardware, check_hardware
 from .model import evaluate
 from .space import (SPACE, GemmConfig, Reason, all_configs, check_sequence, check_shape, config_array, launch_checks,
-                    reasons)
+                    launchable, reasons)
 
 __all__ = [
     "Shape",
@@ -322,16 +322,6 @@ class Landscape:
         return np.inf if i is None else float(self.time_s[i])
 
 
-@lru_cache(maxsize=8)
-def _launchable(hw: Hardware) -> tuple[tuple[GemmConfig, ...], np.ndarray, dict[GemmConfig, int]]:
-    configs = all_configs()
-    arr = config_array(configs)
-    checks = launch_checks(arr, hw)
-    ok = ~np.any(np.stack(list(checks.values())), axis=0)
-    launchable = tuple(c for c, good in zip(configs, ok) if good)
-    return launchable, arr[ok], {c: i for i, c in enumerate(launchable)}
-
-
 def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
     """Every launchable configuration's model time on ``shape`` (cached).
 
@@ -344,12 +334,12 @@ def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
     return _landscape(as_mnk(shape), check_hardware(hw))
 
 
-@lru_cache(maxsize=256)
+@memoised(maxsize=256)
 def _landscape(mnk: tuple[int, int, int], hw: Hardware) -> Landscape:
-    configs, arr, index = _launchable(hw)
-    time_s = evaluate(arr, *mnk, hw).time_s
+    space = launchable(hw)
+    time_s = evaluate(space.array, *mnk, hw).time_s
     time_s.flags.writeable = False
-    return Landscape(shape=mnk, configs=configs, time_s=time_s, hw=hw, index=index)
+    return Landscape(shape=mnk, configs=space.configs, time_s=time_s, hw=hw, index=space.index)
 
 
 # --- demo 3: shape transfer --------------------------------------------------------------

@@ -44,15 +44,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
+from .caching import memoised
 from .hardware import H100_TC, Hardware, check_hardware
 from .space import GemmConfig, _check_knob, check_shape, config_array, launch_checks, warp_grid
 
-__all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes",
-           "clear_caches"]
+__all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes"]
 
 #: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
 TERMS = {
@@ -168,7 +167,7 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
 
 
-@lru_cache(maxsize=1024)
+@memoised(maxsize=1024)
 def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
     """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` at once: every wave of every one in one pass.
 
@@ -261,11 +260,6 @@ def _check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
     if bound >= 2**53:
         raise ValueError(f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
                          f"{bound} bytes, not exact below 2**53: refused")
-
-
-def clear_caches() -> None:
-    """Forget every memoised HBM replay (for cold-start benchmarks)."""
-    _replay.cache_clear()
 
 
 def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:

@@ -12,12 +12,12 @@ import itertools
 from collections.abc import Iterable
 import numbers
 from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
 
+from .caching import memoised
 from .hardware import H100_TC, Hardware, KiB, check_hardware
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "all_configs",
     "config_array",
     "launch_checks",
+    "Launchable",
+    "launchable",
     "reasons",
     "static_valid",
     "check_shape",
@@ -119,7 +121,7 @@ class GemmConfig:
         return self.stages * (self.bm + self.bn) * self.bk * 2
 
 
-@lru_cache(maxsize=1)
+@memoised(maxsize=1)
 def all_configs() -> tuple[GemmConfig, ...]:
     """Every combination of knob values, in ``SPACE`` order (the last knob varies fastest).
 
@@ -280,3 +282,37 @@ def reasons(cfg: GemmConfig, hw: Hardware = H100_TC) -> tuple[Reason, ...]:
 def static_valid(cfg: GemmConfig, hw: Hardware = H100_TC) -> bool:
     """True when ``cfg`` can launch on ``hw`` (no pruning reason applies)."""
     return not reasons(cfg, hw)
+
+
+class Launchable(NamedTuple):
+    """The configurations that can launch on one machine, in ``SPACE`` order.
+
+    ``configs[i]`` is row ``i`` of ``array`` (read-only, ``(n, 6)`` int64) and ``index[configs[i]] == i``.
+    """
+
+    configs: tuple[GemmConfig, ...]
+    array: np.ndarray
+    index: MappingProxyType
+
+
+def launchable(hw: Hardware = H100_TC) -> Launchable:
+    """The launchable configurations on ``hw`` (computed once per machine).
+
+    Examples
+    --------
+    >>> space = launchable()
+    >>> len(space.configs), space.array.shape, space.index[space.configs[5]]
+    (3744, (3744, 6), 5)
+    """
+    return _launchable(check_hardware(hw))
+
+
+@memoised(maxsize=8)
+def _launchable(hw: Hardware) -> Launchable:
+    configs = all_configs()
+    arr = config_array(configs)
+    ok = ~np.any(np.stack(list(launch_checks(arr, hw).values())), axis=0)
+    array = arr[ok]
+    array.flags.writeable = False
+    kept = tuple(c for c, good in zip(configs, ok) if good)
+    return Launchable(kept, array, MappingProxyType({c: i for i, c in enumerate(kept)}))

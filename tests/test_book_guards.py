@@ -37,9 +37,7 @@ def run_book_doctests() -> dict[str, tuple[int, int]]:
 
 
 def clear_caches():
-    schedlab.analysis._landscape.cache_clear()
-    schedlab.analysis._launchable.cache_clear()
-    schedlab.model.clear_caches()
+    schedlab.clear_caches()
     # the search tables (launchable configs, per-shape times and features) are memoised per machine too
     schedlab.search._space.cache_clear()
     schedlab.search._context.cache_clear()

@@ -14,8 +14,7 @@ import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import schedlab.model as model
-from schedlab import H100_TC, SPACE, GemmConfig, evaluate, gemm_time, landscape
+from schedlab import H100_TC, SPACE, GemmConfig, clear_caches, evaluate, gemm_time, landscape
 from schedlab.model import TERMS
 
 from .strategies import (
@@ -170,7 +169,7 @@ class TestDeterminismAndAgreement:
         first = gemm_time(cfg, *shape, hw)
         assert gemm_time(cfg, *shape, hw) == first
         e1 = evaluate([cfg], *shape, hw)
-        model.clear_caches()
+        clear_caches()
         e2 = evaluate([cfg], *shape, hw)
         assert _fields_equal(e1, e2)
         assert e2.time_s[0] == first
