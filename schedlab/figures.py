@@ -539,7 +539,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
         is the strategy's median (x: measurements ``1 .. budget``) and ``ax.collections[0]``
         its band.
     """
-    i = comparison._where(shape, comparison.strategies[0])[0]
+    i = comparison.shape_index(shape)
     mnk = as_mnk(comparison.shapes[i])
     names = comparison.strategies
     x = np.arange(1, comparison.budget + 1)

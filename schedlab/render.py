@@ -746,9 +746,8 @@ def search_table(comparison: Comparison, shapes=None) -> Table:
     (('按列表穷举', '—\xa0/\xa0—\xa0(0%)'), ('代价模型引导', '18\xa0/\xa021\xa0(100%)'))
     """
     comparison = _check_comparison(comparison)
-    first = comparison.strategies[0]
     # as the comparison names them (a Shape's short name), whether given as Shape, (M, N, K) or index
-    shapes = comparison.shapes if shapes is None else tuple(comparison.shapes[comparison._where(s, first)[0]]
+    shapes = comparison.shapes if shapes is None else tuple(comparison.shapes[comparison.shape_index(s)]
                                                               for s in shapes)
     rows = [(_label(name),) + tuple(_trials_cell(comparison.cell(s, name)) for s in shapes)
             for name in comparison.strategies]

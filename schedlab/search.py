@@ -1029,33 +1029,44 @@ class Comparison:
     curve_p10: np.ndarray = field(repr=False)
     curve_p90: np.ndarray = field(repr=False)
 
-    def _where(self, shape, strategy) -> tuple[int, int]:
+    def shape_index(self, shape) -> int:
+        """Position of ``shape`` (a shape, or its index) in :attr:`shapes`.
+
+        Raises
+        ------
+        ValueError
+            If the shape is not in this comparison or the index is out of range.
+        """
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+            if not 0 <= shape < len(self.shapes):
+                raise ValueError(f"shape index out of range: {shape}")
+            return int(shape)
+        mnk = as_mnk(shape)
+        for i, s in enumerate(self.shapes):
+            if as_mnk(s) == mnk:
+                return i
+        raise ValueError(f"shape {mnk} is not in this comparison")
+
+    def strategy_index(self, strategy) -> int:
+        """Position of ``strategy`` (a name or a function of ``STRATEGIES``) in :attr:`strategies`."""
         if isinstance(strategy, str):
             name = strategy
         else:
             name = _NAME_OF.get(strategy, getattr(strategy, "__name__", None))
         if name not in self.strategies:
             raise ValueError(f"strategy must be one of {self.strategies}, got {strategy!r}")
-        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-            if not 0 <= shape < len(self.shapes):
-                raise ValueError(f"shape index out of range: {shape}")
-            return int(shape), self.strategies.index(name)
-        mnk = as_mnk(shape)
-        for i, s in enumerate(self.shapes):
-            if as_mnk(s) == mnk:
-                return i, self.strategies.index(name)
-        raise ValueError(f"shape {mnk} is not in this comparison")
+        return self.strategies.index(name)
 
     def cell(self, shape, strategy) -> CellSummary:
         """Median, p90 and reach fraction for ``shape`` (a shape or its index) and ``strategy``."""
-        i, j = self._where(shape, strategy)
+        i, j = self.shape_index(shape), self.strategy_index(strategy)
         return CellSummary(float(self.median[i, j]), float(self.p90[i, j]), float(self.reached[i, j]))
 
     def summary(self, strategy, shapes=None) -> CellSummary:
         """Median over ``shapes`` (default all) of the per-shape medians and p90s, and the mean reach."""
-        idx = range(len(self.shapes)) if shapes is None else [self._where(s, strategy)[0] for s in shapes]
+        idx = range(len(self.shapes)) if shapes is None else [self.shape_index(s) for s in shapes]
         idx = list(idx)
-        j = self._where(0, strategy)[1]
+        j = self.strategy_index(strategy)
         return CellSummary(float(_quantile(self.median[idx, j], 0.5)), float(_quantile(self.p90[idx, j], 0.5)),
                            float(self.reached[idx, j].mean()))
 

@@ -165,7 +165,7 @@ def band_limits(band, x):
 def test_search_curves_plot_the_comparison_curves(comparison, shape, close):
     fig = figures.search_curves(comparison, shape)
     close(fig)
-    i = comparison._where(shape, "model")[0]
+    i = comparison.shape_index(shape)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == len(comparison.strategies)
     x = np.arange(1, comparison.budget + 1)
