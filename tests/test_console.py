@@ -554,3 +554,17 @@ def test_tables_render_in_notebooks():
     table = render.knob_table()
     assert table._repr_html_() == table.to_html()
     assert table.to_html().count("<tr>") == 1 + len(table.rows)
+
+
+# --- what importing the console costs ---------------------------------------------------------
+
+
+def test_console_imports_no_search_learned_or_buckets():
+    """The console needs only ``Table`` and ``fmt_time``: importing it (and the render face) loads no
+    topic layer above the analysis: not search, learned or buckets, nor their tables."""
+    heavy = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
+             "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets"]
+    code = ("import sys, schedlab.console, schedlab.render; "
+            f"print(sorted(set({heavy!r}) & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
