@@ -556,15 +556,27 @@ def test_tables_render_in_notebooks():
     assert table.to_html().count("<tr>") == 1 + len(table.rows)
 
 
-# --- what importing the console costs ---------------------------------------------------------
+# --- what importing costs ---------------------------------------------------------------------
+
+TOPIC_LAYERS = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
+                "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets"]
 
 
-def test_console_imports_no_search_learned_or_buckets():
-    """The console needs only ``Table`` and ``fmt_time``: importing it (and the render face) loads no
-    topic layer above the analysis: not search, learned or buckets, nor their tables."""
-    heavy = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
-             "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets"]
-    code = ("import sys, schedlab.console, schedlab.render; "
-            f"print(sorted(set({heavy!r}) & set(sys.modules)))")
+@pytest.mark.parametrize("module, absent", [
+    # the console needs only Table and fmt_time; the render face loads its topic tables on first use
+    ("schedlab.console", TOPIC_LAYERS),
+    ("schedlab.render", TOPIC_LAYERS),
+    # the labels sit below the tables and figures that use them
+    ("schedlab.labels", TOPIC_LAYERS + ["schedlab.render", "schedlab.figures", "matplotlib"]),
+])
+def test_import_loads_no_topic_layer(module, absent):
+    code = f"import sys, {module}; print(sorted(set({absent!r}) & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_topic_tables_load_on_first_use():
+    code = ("import sys, schedlab.render as r; before = 'schedlab.search' in sys.modules; r.search_table; "
+            "print(before, 'schedlab.search' in sys.modules, 'schedlab.learned' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "True", "False"]
