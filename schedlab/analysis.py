@@ -14,8 +14,8 @@ import numpy as np
 from .caching import memoised
 from .hardware import H100_TC, Hardware, check_hardware
 from .model import evaluate
-from .space import (SPACE, GemmConfig, Reason, all_configs, check_sequence, check_shape, config_array, launch_checks,
-                    launchable, reasons)
+from .space import (SPACE, GemmConfig, Reason, all_configs, as_mnk, check_sequence, check_shape, config_array,
+                    launch_checks, launchable, reasons)
 
 __all__ = [
     "Shape",
@@ -97,17 +97,6 @@ def llm_shapes(tokens=LLM_TOKENS) -> tuple[Shape, ...]:
 def tflops(flop: float, time_s):
     """Achieved TFLOP/s: ``flop / time_s / 1e12``."""
     return flop / np.asarray(time_s) / 1e12
-
-
-def as_mnk(shape) -> tuple[int, int, int]:
-    """``(M, N, K)`` of a :class:`Shape` or a 3-sequence, validated (positive integers)."""
-    if isinstance(shape, Shape):
-        return shape.mnk
-    try:
-        M, N, K = shape
-    except (TypeError, ValueError):
-        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
-    return check_shape(M, N, K)
 
 
 # --- demo 1: the space ------------------------------------------------------------------
