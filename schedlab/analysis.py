@@ -12,9 +12,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .caching import memoised
-from .hardware import H100_TC, Hardware, check_hardware
+from .hardware import Hardware, check_hardware
 from .model import evaluate
-from .space import (SPACE, GemmConfig, Reason, all_configs, as_mnk, check_sequence, check_shape, config_array,
+from .space import (SPACE, GemmConfig, Reason, all_configs, as_mnk, check_sequence, config_array,
                     launch_checks, launchable, reasons)
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "LLAMA8B_PROJECTIONS",
     "LLM_TOKENS",
     "llm_shapes",
+    "study_shapes",
     "QUANTILES",
     "SpaceSummary",
     "Landscape",
@@ -94,6 +95,27 @@ def llm_shapes(tokens=LLM_TOKENS) -> tuple[Shape, ...]:
     return tuple(out)
 
 
+def study_shapes() -> tuple[Shape, ...]:
+    """The shapes of the search and learned-model studies: the 4 lecture shapes, then the 20
+    :func:`llm_shapes` in their order, each ``(M, N, K)`` once (22).
+
+    The lecture's 4096^3 and decode-16 shapes are the O projection at ``M = 4096`` and ``16``;
+    they keep their lecture names.
+
+    Examples
+    --------
+    >>> shapes = study_shapes()
+    >>> len(shapes), len({s.mnk for s in shapes}), shapes[4].short
+    (22, 22, 'QKV M=1')
+    """
+    out, seen = [], set()
+    for s in LECTURE_SHAPES + llm_shapes():
+        if s.mnk not in seen:
+            seen.add(s.mnk)
+            out.append(s)
+    return tuple(out)
+
+
 def tflops(flop: float, time_s):
     """Achieved TFLOP/s: ``flop / time_s / 1e12``."""
     return flop / np.asarray(time_s) / 1e12
@@ -116,7 +138,7 @@ class SpaceSummary:
         return self.n_launchable / self.n_configs
 
 
-def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
+def space_summary(hw: Hardware | None = None) -> SpaceSummary:
     """Count the space and the pruning reasons.
 
     Examples
@@ -127,8 +149,9 @@ def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
     >>> [(r.code, n) for r, n in s.reason_counts]
     [('registers', 1200), ('mma', 900), ('smem', 384)]
     """
+    hw = check_hardware(hw)
     arr = config_array(all_configs())
-    checks = launch_checks(arr, check_hardware(hw))
+    checks = launch_checks(arr, hw)
     failed = np.stack(list(checks.values()), axis=1)
     # one example config per code gives the code's message for this hardware
     messages = {}
@@ -311,7 +334,7 @@ class Landscape:
         return np.inf if i is None else float(self.time_s[i])
 
 
-def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
+def landscape(shape, hw: Hardware | None = None) -> Landscape:
     """Every launchable configuration's model time on ``shape`` (cached).
 
     Examples
@@ -348,7 +371,7 @@ class Transfer:
     matrix: np.ndarray
 
 
-def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
+def transfer(shapes=LECTURE_SHAPES, hw: Hardware | None = None) -> Transfer:
     """Optima per shape and the transfer matrix.
 
     Examples
@@ -389,7 +412,7 @@ class Sensitivity:
     ratios: dict[str, tuple[tuple[int, float], ...]]
 
 
-def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware = H100_TC) -> Sensitivity:
+def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware | None = None) -> Sensitivity:
     """Change one knob at a time around ``base`` (default: the shape's optimum).
 
     Examples

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis import LECTURE_SHAPES, landscape, sensitivity, space_summary, transfer
-from .hardware import H100_TC, Hardware
+from .hardware import Hardware, check_hardware
 from .space import SPACE, GemmConfig
 
 __all__ = ["Claim", "seed_claims"]
@@ -32,7 +32,7 @@ def _fmt_range(lo, hi, unit="×"):
     return f"{lo:g}–{hi:g}{unit}"
 
 
-def seed_claims(hw: Hardware = H100_TC) -> tuple[Claim, ...]:
+def seed_claims(hw: Hardware | None = None) -> tuple[Claim, ...]:
     """Evaluate C1-C8 on ``hw``.
 
     Examples
@@ -43,6 +43,7 @@ def seed_claims(hw: Hardware = H100_TC) -> tuple[Claim, ...]:
     >>> all(c.holds for c in claims)
     True
     """
+    hw = check_hardware(hw)
     summary = space_summary(hw)
     square = landscape(LECTURE_SHAPES[0].mnk, hw)
     best, best_t = square.best, square.best_time_s
