@@ -29,6 +29,9 @@ __all__ = [
     "Landscape",
     "TieGroup",
     "TIE_RTOL",
+    "LATENCY_PAIRS",
+    "Ties",
+    "Step",
     "Transfer",
     "Sensitivity",
     "space_summary",
@@ -229,6 +232,23 @@ class TieGroup:
         return tuple((tuple(knobs[i] for i in idx), values) for idx, values in factors)
 
 
+#: (BK, stages) pairs that hide the memory latency equally well on the square GEMM (seed claim C3).
+LATENCY_PAIRS = ((32, 4), (32, 5), (64, 3), (128, 2))
+
+
+class Ties(NamedTuple):
+    """Knobs that do not move a landscape's time (see :meth:`Landscape.ties`)."""
+
+    pair_ratios: tuple[tuple[tuple[int, int], float], ...]  # ((bk, stages), time / best) around the best
+    group_spread: float  # the most GROUP_M changes a time: max over the other knobs of slowest / fastest
+    n_tiles: int  # distinct settings of the five knobs other than GROUP_M
+
+    @property
+    def worst_pair(self) -> float:
+        """The slowest of :attr:`pair_ratios`, over the best time."""
+        return max(ratio for _, ratio in self.pair_ratios)
+
+
 @dataclass(frozen=True)
 class Landscape:
     """Model times of every launchable configuration on one shape.
@@ -315,6 +335,24 @@ class Landscape:
             start = stop
         return groups
 
+    def ties(self, pairs=LATENCY_PAIRS) -> Ties:
+        """The best configuration with each ``(bk, stages)`` of ``pairs``, and how much GROUP_M matters.
+
+        Examples
+        --------
+        >>> t = landscape((4096, 4096, 4096)).ties()
+        >>> round(t.worst_pair, 3), t.group_spread, t.n_tiles
+        (1.0, 1.0, 1248)
+        """
+        best = self.best
+        ratios = tuple(((bk, st), self.time_of(GemmConfig(best.bm, best.bn, bk, best.warps, st, best.group))
+                        / self.best_time_s) for bk, st in pairs)
+        by_tile: dict[tuple, list[float]] = {}
+        for c, t in zip(self.configs, self.time_s):
+            by_tile.setdefault(c.as_tuple()[:5], []).append(t)
+        spread = max(max(ts) / min(ts) for ts in by_tile.values())
+        return Ties(pair_ratios=ratios, group_spread=float(spread), n_tiles=len(by_tile))
+
     def quantiles(self, q=QUANTILES) -> dict[int, float]:
         """Percentiles of time/best over the launchable configs."""
         return {int(p): float(v) for p, v in zip(q, np.percentile(self.ratio, q))}
@@ -398,6 +436,13 @@ def transfer(shapes=LECTURE_SHAPES, hw: Hardware | None = None) -> Transfer:
 # --- demo 4: one knob at a time ----------------------------------------------------------
 
 
+class Step(NamedTuple):
+    """One knob moved from the base: its new ``value`` and ``ratio`` = time / base time."""
+
+    value: int
+    ratio: float
+
+
 @dataclass(frozen=True)
 class Sensitivity:
     """Time/base for every value of every knob, the other knobs held at ``base``.
@@ -410,6 +455,22 @@ class Sensitivity:
     base: GemmConfig
     base_time_s: float
     ratios: dict[str, tuple[tuple[int, float], ...]]
+
+    def step_down(self, knob: str, steps: int = 1) -> Step | None:
+        """``knob`` ``steps`` values below the base's in ``SPACE`` (``None`` below the smallest).
+
+        Examples
+        --------
+        >>> s = sensitivity((4096, 4096, 4096))
+        >>> s.step_down("bm").value, round(s.step_down("bm").ratio, 2), s.step_down("warps", 4)
+        (128, 1.48, None)
+        """
+        if knob not in SPACE:
+            raise ValueError(f"knob must be one of {tuple(SPACE)}, got {knob!r}")
+        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {steps!r}")
+        i = SPACE[knob].index(getattr(self.base, knob)) - int(steps)
+        return Step(*self.ratios[knob][i]) if i >= 0 else None
 
 
 def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware | None = None) -> Sensitivity:

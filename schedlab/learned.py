@@ -40,6 +40,7 @@ slowdown over the training shapes) and the best configuration of the nearest tra
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -370,6 +371,12 @@ class CrossValidation:
 
     def worst_regret(self, method: str, k: int = 1) -> float:
         return float(self.regrets(method, k).max())
+
+    @property
+    def pooled_log_rmse(self) -> float:
+        """RMSE of the predicted ``log(time_s)`` over every held-out row: every shape has the same
+        launchable rows, so it is the root of the mean of the shapes' squared RMSEs."""
+        return math.sqrt(sum(r.log_rmse ** 2 for r in self.results) / len(self.results))
 
     def hit_rate(self, method: str, k: int = 1, tol: float = 0.05) -> float:
         """Fraction of held-out shapes where one of ``method``'s first ``k`` picks is within ``tol`` of the best."""

@@ -314,3 +314,22 @@ class TestApiArguments:
         from schedlab.search import random_search
         with pytest.raises(ValueError, match="noise"):
             random_search(SQUARE, budget=2, noise=bad)
+
+
+class TestEvaluateMany:
+    def test_refuses_unknown_terms_and_bad_shapes(self):
+        from schedlab.model import evaluate_many
+
+        with pytest.raises(ValueError, match="terms"):
+            evaluate_many([SQUARE], [GemmConfig(*GOOD)], terms=("time",))
+        with pytest.raises(TypeError, match="shapes"):
+            evaluate_many(4096, [GemmConfig(*GOOD)])
+        with pytest.raises(ValueError, match=r"\bM\b"):
+            evaluate_many([SQUARE, (0, 4096, 4096)], [GemmConfig(*GOOD)])
+        with pytest.raises(TypeError, match=r"\bhw\b"):
+            evaluate_many([SQUARE], [GemmConfig(*GOOD)], "H100")
+
+    def test_no_shapes_gives_empty_rows(self):
+        from schedlab.model import evaluate_many
+
+        assert evaluate_many([], [GemmConfig(*GOOD)])["time_s"].shape == (0, 1)
