@@ -132,7 +132,7 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware | None = No
     >>> X = features([GemmConfig(256, 128, 32, 8, 4, 1)], (4096, 4096, 4096))
     >>> X.shape
     (1, 25)
-    >>> float(dict(zip(FEATURE_SETS["tile"], X[0]))["waves"])  # log2: 512 blocks, 132 at a time, 4 waves
+    >>> float(dict(zip(FEATURE_SETS["tile"], X[0]))["waves"])  # log2: 512 blocks, one per SM per wave: 4 waves
     2.0
     """
     names = _check_set(feature_set)

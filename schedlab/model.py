@@ -403,19 +403,28 @@ def _launchable_mask(arr: np.ndarray, hw: Hardware) -> np.ndarray:
 def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:
     """:func:`evaluate` of validated arguments; ``M, N, K`` scalars, or ``(s, 1)`` columns for ``s`` shapes."""
     size = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K), (len(arr),))
+    out = _priced(arr, launchable, M, N, K, hw, size, tuple(f for f in ModelTerms.__dataclass_fields__
+                                                            if f != "launchable"))
+    return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
+
+
+def _priced(arr, launchable, M, N, K, hw: Hardware, size, names) -> dict[str, np.ndarray]:
+    """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``."""
     ints = ("blocks", "blocks_per_sm", "waves", "k_steps")
-    out = {name: np.zeros(size, dtype=np.int64) if name in ints else np.full(size, np.nan)
-           for name in ModelTerms.__dataclass_fields__ if name != "launchable"}
-    out["time_s"][...] = np.inf
+    out = {name: np.zeros(size, dtype=np.int64) if name in ints else np.full(size, np.nan) for name in names}
+    if "time_s" in out:
+        out["time_s"][...] = np.inf
     idx = np.flatnonzero(launchable)
-    if idx.size and out["time_s"].size:
+    if idx.size and np.prod(size):
         every = idx.size == len(arr)
         for name, values in _price(arr[idx], M, N, K, hw).items():
+            if name not in out:
+                continue
             if every:
                 out[name][...] = values
             else:
                 out[name][..., idx] = values
-    return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
+    return out
 
 
 #: Most (shape, configuration) cells, plus replayed waves, :func:`evaluate_many` prices in one numpy
@@ -481,9 +490,11 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     start = 0
     while start < len(mnk):
         stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1:]), MANY_CHUNK_CELLS - cost[start], "right"))
-        chunk = _evaluate(arr, launchable, *(mnk[start:stop, j:j + 1] for j in range(3)), hw)
+        columns = [mnk[start:stop, j:j + 1] for j in range(3)]
+        chunk = _priced(arr, launchable, *columns, hw, (stop - start, len(arr)),
+                        tuple(name for name in terms if name != "launchable"))
         for name in terms:
-            out[name][start:stop] = getattr(chunk, name)
+            out[name][start:stop] = launchable if name == "launchable" else chunk[name]
         start = stop
     for values in out.values():
         values.flags.writeable = False
