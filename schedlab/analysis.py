@@ -101,22 +101,20 @@ def llm_shapes(tokens=LLM_TOKENS) -> tuple[Shape, ...]:
 def study_shapes() -> tuple[Shape, ...]:
     """The shapes of the search and learned-model studies, each ``(M, N, K)`` once (22).
 
-    The 20 :func:`llm_shapes` in their order, then the lecture shapes that are not among them
-    (the lecture's 4096^3 and decode-16 are the O projection at ``M = 4096`` and ``16``, and
-    keep those names): ``512 x 14336 x 4096`` and ``2048 x 2048 x 512``.
+    The 20 :func:`llm_shapes` in their order, then the lecture shapes that are not among them,
+    ``512 x 14336 x 4096`` and ``2048 x 2048 x 512``. The lecture's 4096^3 and decode-16 are the
+    O projection at ``M = 4096`` and ``16``: they stand in that place under their lecture names.
 
     Examples
     --------
     >>> shapes = study_shapes()
     >>> len(shapes), len({s.mnk for s in shapes}), shapes[0].short, shapes[-1].mnk
     (22, 22, 'QKV M=1', (2048, 2048, 512))
+    >>> [s.short for s in shapes if s.mnk in {(16, 4096, 4096), (4096, 4096, 4096)}]
+    ['decode 16', '方阵 4096³']
     """
-    out, seen = [], set()
-    for s in llm_shapes() + LECTURE_SHAPES:
-        if s.mnk not in seen:
-            seen.add(s.mnk)
-            out.append(s)
-    return tuple(out)
+    lecture = {s.mnk: s for s in LECTURE_SHAPES}
+    return tuple(lecture.pop(s.mnk, s) for s in llm_shapes()) + tuple(lecture.values())
 
 
 def tflops(flop: float, time_s):
