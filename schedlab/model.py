@@ -33,6 +33,10 @@ the monotonicity test.) Consequences the tests pin down: the kernel never beats 
 clock, never make a configuration slower; nor does an integer multiple of the SMs while
 L2 holds every wave's panels.
 
+The module is longer than 500 lines on purpose: the tiling record, the HBM replay, the pricing
+core and its one-shape and many-shape faces share private helpers (``_tiling``, ``_replay_many``,
+``_price``) that a split would have to make public.
+
 Known limits: the on-chip terms, the L2 term and the L2 survival rule act wave by wave.
 So a few more SMs (not a multiple) can regroup the blocks into less balanced waves, and a
 multiple of the SMs can merge waves into one that overflows L2, losing (by the survival
