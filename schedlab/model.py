@@ -49,6 +49,7 @@ import functools
 import math
 import numbers
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -412,8 +413,11 @@ def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) ->
     return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
 
 
-def _priced(arr, launchable, M, N, K, hw: Hardware, size, names) -> dict[str, np.ndarray]:
-    """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``."""
+def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None) -> dict[str, np.ndarray]:
+    """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``.
+
+    ``groups``, if given, is :func:`_groups` of ``arr[launchable]`` (computed once for many calls).
+    """
     ints = ("blocks", "blocks_per_sm", "waves", "k_steps")
     out = {name: np.zeros(size, dtype=np.int64) if name in ints else np.full(size, np.nan) for name in names}
     if "time_s" in out:
@@ -421,9 +425,7 @@ def _priced(arr, launchable, M, N, K, hw: Hardware, size, names) -> dict[str, np
     idx = np.flatnonzero(launchable)
     if idx.size and np.prod(size):
         every = idx.size == len(arr)
-        for name, values in _price(arr[idx], M, N, K, hw).items():
-            if name not in out:
-                continue
+        for name, values in _price(arr[idx], M, N, K, hw, names, groups).items():
             if every:
                 out[name][...] = values
             else:
@@ -485,18 +487,18 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     out = {name: np.empty((len(mnk), len(arr)), dtype=bool if name == "launchable" else
                           np.int64 if name in ("blocks", "blocks_per_sm", "waves", "k_steps") else np.float64)
            for name in terms}
-    # waves each shape replays: one per distinct (bm, bn, group, per_wave) of the launchable configs
-    tiles = arr[launchable]
-    per_wave = _tiling(tiles, 1, 1, 1, hw).per_wave
-    _, first = np.unique(np.stack([tiles[:, 0], tiles[:, 1], tiles[:, 5], per_wave], axis=1), axis=0,
-                         return_index=True)
-    cost = len(arr) + _tiling(tiles[first], mnk[:, :1], mnk[:, 1:2], mnk[:, 2:], hw).waves.sum(axis=1)
+    # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
+    groups = _groups(arr[launchable], hw) if launchable.any() else None
+    cost = np.full(len(mnk), len(arr))
+    if groups is not None:
+        bm, bn, _, per_wave = groups.combos
+        cost += (-(-(-(-mnk[:, :1] // bm) * -(-mnk[:, 1:2] // bn)) // per_wave)).sum(axis=1)
     start = 0
     while start < len(mnk):
         stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1:]), MANY_CHUNK_CELLS - cost[start], "right"))
         columns = [mnk[start:stop, j:j + 1] for j in range(3)]
         chunk = _priced(arr, launchable, *columns, hw, (stop - start, len(arr)),
-                        tuple(name for name in terms if name != "launchable"))
+                        tuple(name for name in terms if name != "launchable"), groups)
         for name in terms:
             out[name][start:stop] = launchable if name == "launchable" else chunk[name]
         start = stop
@@ -505,9 +507,89 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     return out
 
 
-def _price(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
-    """The model proper, for launchable configurations only; ``M, N, K`` scalars or ``(s, 1)`` columns."""
-    bm, bn, bk, warps, stages, group = (arr[:, j] for j in range(6))
+class _Groups(NamedTuple):
+    """How :func:`_price` shares work among configurations (each array indexes the one before it)."""
+
+    base: np.ndarray  # (b, 5): the distinct (bm, bn, bk, warps, stages), priced on chip once each
+    base_of: np.ndarray  # (n,): each configuration's row of base
+    tiles: np.ndarray  # (t, 3): the distinct (bm, bn, per_wave) of base, each with one HBM bound
+    by_tile: np.ndarray  # (b,): base rows sorted by tile
+    tile_starts: np.ndarray  # (t,): where each tile's rows start in by_tile
+    combos: tuple  # 4 arrays (u,): the distinct (bm, bn, group, per_wave), each replayed once per shape
+    combo_tile: np.ndarray  # (u,): each combination's row of tiles
+    combo_of: np.ndarray  # (n,): each configuration's combination
+
+
+def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
+    """The :class:`_Groups` of an ``(n, 6)`` array of launchable configurations (``n >= 1``)."""
+    base, base_of = np.unique(arr[:, :5], axis=0, return_inverse=True)
+    per_wave = hw.n_sm * np.maximum(_occupancy(base, hw)[-1], 1)
+    tiles, tile_of = np.unique(np.stack([base[:, 0], base[:, 1], per_wave], axis=1), axis=0, return_inverse=True)
+    tile_of = tile_of.ravel()
+    by_tile = np.argsort(tile_of, kind="stable")
+    tile_starts = np.flatnonzero(np.r_[True, np.diff(tile_of[by_tile]) > 0])
+    group, groups = arr[:, 5], int(arr[:, 5].max()) + 1
+    keys, combo_of = np.unique(tile_of[base_of.ravel()] * groups + group, return_inverse=True)
+    combo_tile = keys // groups
+    combos = (tiles[combo_tile, 0], tiles[combo_tile, 1], keys % groups, tiles[combo_tile, 2])
+    return _Groups(base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel())
+
+
+def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None) -> dict[str, np.ndarray]:
+    """The ``names`` fields of :class:`ModelTerms` for launchable configurations only.
+
+    ``M, N, K`` are scalars or ``(s, 1)`` columns; ``groups`` is :func:`_groups` of ``arr`` (computed
+    when not given). Configurations that differ only in ``group`` share every on-chip quantity
+    (:func:`_on_chip` prices each ``(bm, bn, bk, warps, stages)`` once); ``group`` acts through the
+    HBM replay alone. When ``names`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``
+    (``(s, 1)`` columns only), a launch order is replayed only where :func:`_hbm_bound_s` cannot show
+    that the kernel's HBM time stays at or below the on-chip time of every configuration it serves:
+    elsewhere ``max(on-chip, HBM)`` is the on-chip time whatever the replay finds.
+    """
+    g = _groups(arr, hw) if groups is None else groups
+    exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
+    chip = _on_chip(g.base, M, N, K, hw)
+    # --- HBM: replay the launch order; one queue for the whole kernel (see the module notes)
+    if np.ndim(M) == 0:
+        bytes_hbm = _replay(M, N, K, tuple(zip(*(x.tolist() for x in g.combos))), hw)[g.combo_of]
+    else:  # s shapes: every (shape, combination) in one replay
+        s, u = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K))[0], len(g.combo_tile)
+        dims = [np.broadcast_to(x, (s, u)) for x in (M, N, K)]
+        if exact_hbm:
+            replayed = np.ones((s, u), dtype=bool)
+        else:  # replay only where the HBM time could exceed the on-chip time of a configuration of the tile
+            least_compute_s = np.minimum.reduceat(chip["compute_s"][:, g.by_tile], g.tile_starts, axis=1)
+            bound_s = _hbm_bound_s(*(np.broadcast_to(x, (s, len(g.tiles))) for x in (M, N, K)), *g.tiles.T, hw)
+            replayed = (bound_s > least_compute_s)[:, g.combo_tile]
+        which, combo = np.nonzero(replayed)
+        pair_bytes = np.zeros((s, u))
+        if which.size:
+            pair_bytes[which, combo] = _replay_many(*(x[which, combo] for x in dims), *(x[combo] for x in g.combos),
+                                                    hw)
+        bytes_hbm = pair_bytes[:, g.combo_of]
+    t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer (0 where not replayed)
+    out = {name: chip[name][..., g.base_of] for name in names if name in chip}
+    if "time_s" in names:
+        out["time_s"] = chip["fixed_s"][..., g.base_of] + np.maximum(chip["compute_s"][..., g.base_of], t_hbm_s)
+    if exact_hbm:
+        waves, k_steps = chip["waves"][..., g.base_of], chip["k_steps"][..., g.base_of]
+        t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
+        bound = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
+        t_step_s = np.where(arr[:, 4] > 1, np.maximum(bound, chip["t_latency_s"][g.base_of]),
+                            hw.mem_latency_s + bound)
+        extra = {"t_hbm_s": t_hbm_step_s, "t_step_s": t_step_s, "bytes_hbm": bytes_hbm}
+        out.update((name, extra[name]) for name in names if name in extra)
+    return out
+
+
+def _on_chip(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
+    """Everything :func:`_price` reports but HBM, of an ``(n, 5)`` array ``(bm, bn, bk, warps, stages)``.
+
+    Besides :class:`ModelTerms` fields: ``compute_s`` (the k-steps of every wave on on-chip resources
+    only), ``fixed_s`` (fills, one-stage latencies and epilogues) and ``on_chip_bound_s`` (the first
+    wave's slowest on-chip term).
+    """
+    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     elt = hw.bytes_per_element
     clk = hw.clock_hz
     lat = hw.mem_latency_s
@@ -522,18 +604,6 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
     flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
     bytes_smem = (wx * bm + wy * bn) * bk * elt  # every warp reads its A strip (wm x bk) and B strip (bk x wn)
     bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
-
-    # --- HBM: replay the launch order; one queue for the whole kernel (see the module notes)
-    combos, combo_of = np.unique(np.stack([bm, bn, group, per_wave], axis=1), axis=0, return_inverse=True)
-    combo_of = combo_of.ravel()
-    if np.ndim(M) == 0:
-        bytes_hbm = _replay(M, N, K, tuple(map(tuple, combos.tolist())), hw)[combo_of]
-    else:  # s shapes: every (shape, combination) in one replay
-        s, u = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K))[0], len(combos)
-        dims = (np.broadcast_to(x, (s, u)).ravel() for x in (M, N, K))
-        tiles = (np.broadcast_to(combos[:, j], (s, u)).ravel() for j in range(4))
-        bytes_hbm = _replay_many(*dims, *tiles, hw).reshape(s, u)[:, combo_of]
-    t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer
     t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
     fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma
 
@@ -551,36 +621,54 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
                               active * bytes_c / hw.l2_bw_bytes_per_s)
         return terms, epilogue
 
+    def slowest(terms):  # terms may differ in shape (per shape or not)
+        return functools.reduce(np.maximum, terms.values())
+
     def step(terms):
         """k-step time from its terms: the slowest hides the rest behind the pipeline, or follows one latency."""
-        bound = functools.reduce(np.maximum, terms.values())  # terms may differ in shape (per shape or not)
+        bound = slowest(terms)
         return np.where(stages > 1, np.maximum(bound, t_latency), lat + bound)
 
     full_terms, full_epilogue = wave(r_full, per_wave)
     tail_terms, tail_epilogue = wave(np.maximum(r_tail, 1), tail)  # unused where no tail
     has_tail = tail > 0
     one_stage = np.where(stages > 1, 0.0, lat)  # with one stage every k-step first waits one latency
-    # k-steps of every wave, on chip resources only (for one stage, without the latency)
-    compute_s = k_steps * (n_full * (step(full_terms) - one_stage) + has_tail * (step(tail_terms) - one_stage))
-    fixed_s = waves * (fill + k_steps * one_stage) + n_full * full_epilogue + has_tail * tail_epilogue
-    time_s = fixed_s + np.maximum(compute_s, t_hbm_s)
     first_is_full = n_full > 0
     first_terms = {name: np.where(first_is_full, full_terms[name], tail_terms[name]) for name in full_terms}
-    first_terms["t_hbm_s"] = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
-    first_step = step(first_terms)
     return {
-        "time_s": time_s,
         "blocks": t.blocks,
         "blocks_per_sm": r_full,
         "waves": waves,
         "k_steps": k_steps,
         **first_terms,
         "t_latency_s": t_latency,
-        "t_step_s": first_step,
         "fill_s": fill * waves,
         "epilogue_s": n_full * full_epilogue + has_tail * tail_epilogue,
-        "bytes_hbm": bytes_hbm,
+        # k-steps of every wave, on chip resources only (for one stage, without the latency)
+        "compute_s": k_steps * (n_full * (step(full_terms) - one_stage) + has_tail * (step(tail_terms) - one_stage)),
+        "fixed_s": waves * (fill + k_steps * one_stage) + n_full * full_epilogue + has_tail * tail_epilogue,
+        "on_chip_bound_s": slowest(first_terms),
     }
+
+
+def _hbm_bound_s(M, N, K, bm, bn, per_wave, hw: Hardware) -> np.ndarray:
+    """An upper bound on the HBM time ``bytes_hbm / BW`` of :func:`_replay_many`'s arguments (float64 arrays).
+
+    A wave touches at most one A row-panel (``min(bm, M) x K``) and one B column-panel per block and at
+    most all of A and B, and the L2 only ever removes bytes, so the replay's bytes are at most
+    ``sum over waves of (min(blocks * min(bm, M), M) + min(blocks * min(bn, N), N)) K`` elements plus
+    C. Computed in float64 and enlarged by a relative 1e-9, far above the few roundings of either
+    side, so ``bytes_hbm / BW`` (rounded) never exceeds it.
+    """
+    blocks = -(-M // bm) * -(-N // bn)
+    full, tail = blocks // per_wave, blocks % per_wave
+    rows, cols = np.minimum(bm, M), np.minimum(bn, N)
+
+    def panels(n):  # A and B elements, divided by K, of a wave of n blocks
+        return (np.minimum(n * rows, M) + np.minimum(n * cols, N)).astype(np.float64)
+
+    elements = (full * panels(per_wave) + panels(tail)) * K + M * N.astype(np.float64)
+    return elements * (hw.bytes_per_element * (1 + 1e-9)) / hw.hbm_bw_bytes_per_s
 
 
 def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None) -> float:

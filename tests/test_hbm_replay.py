@@ -53,3 +53,21 @@ def test_every_wave_fits_in_l2_reads_each_panel_once():
 def test_interval_replay_equals_block_by_block_replay(M, N, K, bm, bn, group, per_wave):
     """Exactly equal: both sum integer bytes and round the L2 correction with fsum."""
     assert hbm_bytes(M, N, K, bm, bn, group, per_wave) == reference_hbm_bytes(M, N, K, bm, bn, group, per_wave)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    M=st.integers(1, 3000), N=st.integers(1, 3000), K=st.integers(1, 9000),
+    bm=st.sampled_from([16, 32, 64, 128, 256]), bn=st.sampled_from([16, 32, 64, 128, 256]),
+    group=st.sampled_from([1, 4, 8]), per_wave=st.integers(1, 700), l2_scale=st.sampled_from([1 / 64, 1, 4]),
+)
+def test_hbm_bound_is_never_below_the_replay(M, N, K, bm, bn, group, per_wave, l2_scale):
+    """evaluate_many skips a replay when this bound is below every on-chip time: it must bound it."""
+    import dataclasses
+
+    import numpy as np
+
+    from schedlab.model import _hbm_bound_s
+    hw = dataclasses.replace(H100_TC, l2_bytes=int(H100_TC.l2_bytes * l2_scale))
+    bound_s = _hbm_bound_s(*(np.array([v]) for v in (M, N, K, bm, bn, per_wave)), hw)[0]
+    assert hbm_bytes(M, N, K, bm, bn, group, per_wave, hw) / hw.hbm_bw_bytes_per_s <= bound_s

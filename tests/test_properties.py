@@ -190,6 +190,17 @@ class TestDeterminismAndAgreement:
             for name in fields:
                 assert np.array_equal(batched[name][i], getattr(one, name), equal_nan=True), (shape, name)
 
+    @MEDIUM
+    @given(cfgs=config_subsets(), many=st.lists(shapes(), min_size=1, max_size=6), hw=hardware(),
+           chunk=st.sampled_from((1, 2**18)))
+    def test_many_shapes_time_alone_equals_one_shape_at_a_time(self, cfgs, many, hw, chunk):
+        """Asked for time_s alone, evaluate_many skips the replays its HBM bound rules out: same times."""
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(schedlab.model, "MANY_CHUNK_CELLS", chunk)
+            batched = evaluate_many(many, cfgs, hw)["time_s"]
+        for i, shape in enumerate(many):
+            assert np.array_equal(batched[i], evaluate(cfgs, *shape, hw).time_s), shape
+
     @FAST
     @given(cfgs=config_subsets(min_size=2), shape=shapes(), data=st.data())
     def test_batch_composition_does_not_matter(self, cfgs, shape, data):
