@@ -301,23 +301,27 @@ def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
         (np.zeros_like(c0), np.where(merged, 0, c2)),
     ]
 
-    def panel_bytes(tile, extent):
-        def measure(lo, hi, part=slice(None)):  # panels [lo, hi) hold min(hi * tile, extent) - ... rows
+    def panel_lines(tile, extent):  # A rows (B columns) of panels; a panel line holds K elements
+        def measure(lo, hi, part=slice(None)):  # panels [lo, hi) hold min(hi * tile, extent) - ... lines
             t, e = tile[part], extent[part]
-            return (np.minimum(np.maximum(hi, lo) * t, e) - np.minimum(lo * t, e)) * K[part] * elt
+            return np.minimum(np.maximum(hi, lo) * t, e) - np.minimum(lo * t, e)
         return measure
 
-    a_bytes, b_bytes = panel_bytes(bm, M), panel_bytes(bn, N)
+    a_lines, b_lines = panel_lines(bm, M), panel_lines(bn, N)
 
-    def with_previous(measure, intervals):  # bytes also touched by the previous wave of the same combo
+    def with_previous(measure, intervals, previous):  # bytes also touched by the previous wave of the same combo
         total = np.zeros(combo.size, dtype=np.int64)
         for lo, hi in intervals:
-            for prev_lo, prev_hi in intervals:
+            for prev_lo, prev_hi in previous:
                 total[1:] += measure(np.maximum(lo[1:], prev_lo[:-1]), np.minimum(hi[1:], prev_hi[:-1]), slice(1, None))
         return np.where(index > 0, total, 0)
 
-    footprint = sum(a_bytes(lo, hi) for lo, hi in rows) + sum(b_bytes(lo, hi) for lo, hi in cols)
-    reused = with_previous(a_bytes, rows) + with_previous(b_bytes, cols)
+    line_bytes = K * elt
+    footprint = (sum(a_lines(lo, hi) for lo, hi in rows) + sum(b_lines(lo, hi) for lo, hi in cols)) * line_bytes
+    # the previous wave ends where this one starts, in this wave's first group or the group before it;
+    # so only this wave's first-group rows can meet the previous wave's rows, and only that wave's
+    # first- and last-group rows (the groups it covers whole lie before its last group)
+    reused = (with_previous(a_lines, rows[:2], rows[:2] + rows[3:]) + with_previous(b_lines, cols, cols)) * line_bytes
     # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
     kept_reused = np.zeros(combo.size)
     later_wave = index > 0
@@ -490,9 +494,10 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
     groups = _groups(arr[launchable], hw) if launchable.any() else None
     cost = np.full(len(mnk), len(arr))
-    if groups is not None:
-        bm, bn, _, per_wave = groups.combos
-        cost += (-(-(-(-mnk[:, :1] // bm) * -(-mnk[:, 1:2] // bn)) // per_wave)).sum(axis=1)
+    if groups is not None:  # waves depend on (bm, bn, per_wave), a tile; each of its groups replays them
+        bm, bn, per_wave = groups.tiles.T
+        combos_per_tile = np.bincount(groups.combo_tile, minlength=len(groups.tiles))
+        cost += (-(-(-(-mnk[:, :1] // bm) * -(-mnk[:, 1:2] // bn)) // per_wave)) @ combos_per_tile
     start = 0
     while start < len(mnk):
         stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1:]), MANY_CHUNK_CELLS - cost[start], "right"))
