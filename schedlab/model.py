@@ -523,6 +523,8 @@ class _Groups(NamedTuple):
     combos: tuple  # 4 arrays (u,): the distinct (bm, bn, group, per_wave), each replayed once per shape
     combo_tile: np.ndarray  # (u,): each combination's row of tiles
     combo_of: np.ndarray  # (n,): each configuration's combination
+    by_combo: np.ndarray  # (n,): configurations sorted by combination
+    combo_starts: np.ndarray  # (u,): where each combination's configurations start in by_combo
 
 
 def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
@@ -537,7 +539,10 @@ def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
     keys, combo_of = np.unique(tile_of[base_of.ravel()] * groups + group, return_inverse=True)
     combo_tile = keys // groups
     combos = (tiles[combo_tile, 0], tiles[combo_tile, 1], keys % groups, tiles[combo_tile, 2])
-    return _Groups(base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel())
+    by_combo = np.argsort(combo_of.ravel(), kind="stable")
+    combo_starts = np.flatnonzero(np.r_[True, np.diff(combo_of.ravel()[by_combo]) > 0])
+    return _Groups(base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(),
+                   by_combo, combo_starts)
 
 
 def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None) -> dict[str, np.ndarray]:
@@ -554,37 +559,55 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
     g = _groups(arr, hw) if groups is None else groups
     exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
     chip = _on_chip(g.base, M, N, K, hw)
+    out = {name: chip[name][..., g.base_of] for name in names if name in chip}
+    if not exact_hbm:
+        if "time_s" in names:
+            out["time_s"] = _time_bounded(chip, M, N, K, hw, g)
+        return out
     # --- HBM: replay the launch order; one queue for the whole kernel (see the module notes)
     if np.ndim(M) == 0:
         bytes_hbm = _replay(M, N, K, tuple(zip(*(x.tolist() for x in g.combos))), hw)[g.combo_of]
     else:  # s shapes: every (shape, combination) in one replay
         s, u = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K))[0], len(g.combo_tile)
-        dims = [np.broadcast_to(x, (s, u)) for x in (M, N, K)]
-        if exact_hbm:
-            replayed = np.ones((s, u), dtype=bool)
-        else:  # replay only where the HBM time could exceed the on-chip time of a configuration of the tile
-            least_compute_s = np.minimum.reduceat(chip["compute_s"][:, g.by_tile], g.tile_starts, axis=1)
-            bound_s = _hbm_bound_s(*(np.broadcast_to(x, (s, len(g.tiles))) for x in (M, N, K)), *g.tiles.T, hw)
-            replayed = (bound_s > least_compute_s)[:, g.combo_tile]
-        which, combo = np.nonzero(replayed)
-        pair_bytes = np.zeros((s, u))
-        if which.size:
-            pair_bytes[which, combo] = _replay_many(*(x[which, combo] for x in dims), *(x[combo] for x in g.combos),
-                                                    hw)
-        bytes_hbm = pair_bytes[:, g.combo_of]
-    t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer (0 where not replayed)
-    out = {name: chip[name][..., g.base_of] for name in names if name in chip}
+        dims = (np.broadcast_to(x, (s, u)).ravel() for x in (M, N, K))
+        bytes_hbm = _replay_many(*dims, *(np.tile(x, s) for x in g.combos), hw).reshape(s, u)[:, g.combo_of]
+    t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer
     if "time_s" in names:
         out["time_s"] = chip["fixed_s"][..., g.base_of] + np.maximum(chip["compute_s"][..., g.base_of], t_hbm_s)
-    if exact_hbm:
-        waves, k_steps = chip["waves"][..., g.base_of], chip["k_steps"][..., g.base_of]
-        t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
-        bound = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
-        t_step_s = np.where(arr[:, 4] > 1, np.maximum(bound, chip["t_latency_s"][g.base_of]),
-                            hw.mem_latency_s + bound)
-        extra = {"t_hbm_s": t_hbm_step_s, "t_step_s": t_step_s, "bytes_hbm": bytes_hbm}
-        out.update((name, extra[name]) for name in names if name in extra)
+    waves, k_steps = chip["waves"][..., g.base_of], chip["k_steps"][..., g.base_of]
+    t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
+    bound = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
+    t_step_s = np.where(arr[:, 4] > 1, np.maximum(bound, chip["t_latency_s"][g.base_of]),
+                        hw.mem_latency_s + bound)
+    extra = {"t_hbm_s": t_hbm_step_s, "t_step_s": t_step_s, "bytes_hbm": bytes_hbm}
+    out.update((name, extra[name]) for name in names if name in extra)
     return out
+
+
+def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups) -> np.ndarray:
+    """``time_s`` of :func:`_price` for ``(s, 1)`` columns, replaying only where HBM could be the slower.
+
+    ``time = fixed + max(on-chip, HBM)``. Where :func:`_hbm_bound_s` of a tile is at or below the
+    on-chip time of every configuration of that tile, the maximum is the on-chip time whatever the
+    replay would find (``fixed + on-chip`` on the base configurations, spread to their groups); the
+    other (shape, combination) pairs are replayed and their configurations priced in full.
+    """
+    fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
+    s = compute_s.shape[0]
+    time_s = (fixed_s + compute_s)[:, g.base_of]
+    least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)
+    bound_s = _hbm_bound_s(*(np.broadcast_to(x, (s, len(g.tiles))) for x in (M, N, K)), *g.tiles.T, hw)
+    which, combo = np.nonzero((bound_s > least_compute_s)[:, g.combo_tile])
+    if which.size:
+        dims = (np.broadcast_to(x, (s, 1))[which, 0] for x in (M, N, K))
+        t_hbm_s = _replay_many(*dims, *(x[combo] for x in g.combos), hw) / hw.hbm_bw_bytes_per_s
+        # every configuration of each replayed pair: cell (shape, config) and its pair's HBM time
+        count = np.diff(np.r_[g.combo_starts, len(g.by_combo)])[combo]
+        first = np.repeat(np.cumsum(count) - count, count)
+        config = g.by_combo[np.repeat(g.combo_starts[combo], count) + np.arange(count.sum()) - first]
+        shape, base = np.repeat(which, count), g.base_of[config]
+        time_s[shape, config] = fixed_s[shape, base] + np.maximum(compute_s[shape, base], np.repeat(t_hbm_s, count))
+    return time_s
 
 
 def _on_chip(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
