@@ -528,7 +528,15 @@ class _Groups(NamedTuple):
 
 
 def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
-    """The :class:`_Groups` of an ``(n, 6)`` array of launchable configurations (``n >= 1``)."""
+    """The :class:`_Groups` of an ``(n, 6)`` array of launchable configurations (``n >= 1``), cached."""
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    return _groups_of(arr.tobytes(), len(arr), hw)
+
+
+@memoised(maxsize=64)
+def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
+    """:func:`_groups` of the configuration array held in ``rows`` (read-only arrays: they are shared)."""
+    arr = np.frombuffer(rows, dtype=np.int64).reshape(n, 6)
     base, base_of = np.unique(arr[:, :5], axis=0, return_inverse=True)
     per_wave = hw.n_sm * np.maximum(_occupancy(base, hw)[-1], 1)
     tiles, tile_of = np.unique(np.stack([base[:, 0], base[:, 1], per_wave], axis=1), axis=0, return_inverse=True)
@@ -541,8 +549,11 @@ def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
     combos = (tiles[combo_tile, 0], tiles[combo_tile, 1], keys % groups, tiles[combo_tile, 2])
     by_combo = np.argsort(combo_of.ravel(), kind="stable")
     combo_starts = np.flatnonzero(np.r_[True, np.diff(combo_of.ravel()[by_combo]) > 0])
-    return _Groups(base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(),
-                   by_combo, combo_starts)
+    groups = _Groups(base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(),
+                     by_combo, combo_starts)
+    for values in (*groups[:5], *combos, *groups[6:]):
+        values.flags.writeable = False
+    return groups
 
 
 def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None) -> dict[str, np.ndarray]:
