@@ -28,7 +28,8 @@ from .analysis import LECTURE_SHAPES, landscape, sensitivity, space_summary, tra
 from .console import print_header, print_observations, print_render_table
 from .hardware import H100_TC
 from .model import TERMS, explain
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES, compare
+from .compare import compare
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES
 from .space import SPACE, GemmConfig, reasons
 
 __all__ = ["main", "DEMOS"]

@@ -34,7 +34,7 @@ from .analysis import LECTURE_SHAPES, Landscape, Sensitivity, Transfer, as_mnk
 from .hardware import H100_TC, Hardware
 from .model import TERMS, Breakdown
 from .render import STRATEGY_LABELS
-from .search import Comparison
+from .compare import Comparison
 from .space import SPACE, WARP_GRID, all_configs, config_array, launch_checks, reasons
 
 __all__ = [
@@ -528,7 +528,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     Parameters
     ----------
     comparison : Comparison
-        Output of :func:`schedlab.search.compare`.
+        Output of :func:`schedlab.compare.compare`.
     shape : Shape, (M, N, K) or int
         A shape of the comparison (or its index).
 

@@ -39,7 +39,7 @@ def run_book_doctests() -> dict[str, tuple[int, int]]:
 def clear_caches():
     schedlab.clear_caches()
     # the search tables (launchable configs, per-shape times and features) are memoised per machine too
-    schedlab.search._space.cache_clear()
+    schedlab.search._neighbour_tables.cache_clear()
     schedlab.search._context.cache_clear()
     # the bucket sweeps (launchable configs, times per M) of the buckets page
     schedlab.buckets._sweep.cache_clear()

@@ -17,20 +17,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
-from schedlab.analysis import LECTURE_SHAPES, llm_shapes
+from schedlab.analysis import LECTURE_SHAPES
+from schedlab.compare import compare, descent_local_optima
 from schedlab.search import (
     DEFAULT_SHAPES,
     STRATEGIES,
     BudgetExhausted,
     Measurer,
     SearchTrace,
-    compare,
     coordinate_descent,
-    descent_local_optima,
     exhaustive,
     feature_names,
     model_guided,
     random_search,
+    search_context,
     trials_to_within,
 )
 
@@ -267,9 +267,14 @@ def test_compare_summaries():
     assert s.median == np.median(c.median[:, 1]) or s.median in c.median[:, 1]
 
 
-def test_default_shapes_are_the_lecture_and_llm_shapes():
-    assert DEFAULT_SHAPES == tuple(LECTURE_SHAPES) + tuple(llm_shapes())
-    assert len(DEFAULT_SHAPES) == 24
+def test_compare_without_shapes_studies_every_default_shape_in_its_own_row():
+    """Row i of the default comparison is DEFAULT_SHAPES[i]'s runs, not another shape's."""
+    c = compare(strategies=["random"], seeds=[0, 1], budget=40, noise=0)
+    assert c.shapes == DEFAULT_SHAPES
+    for i, shape in enumerate(DEFAULT_SHAPES):
+        for k, seed in enumerate(c.seeds):
+            trials = trials_to_within(random_search(shape, 40, seed, noise=0))
+            assert c.trials[i, 0, k] == (math.inf if trials is None else trials)
 
 
 # --- the measurer and validation -----------------------------------------------------------------
@@ -324,8 +329,6 @@ def test_compare_refuses_unknown_strategies_and_empty_inputs():
 
 
 def test_feature_names_match_the_feature_matrix():
-    from schedlab.search import _ctx
-
-    X = _ctx(SQUARE, H100_TC).features
+    X = search_context(SQUARE, H100_TC).features
     assert X.shape == (N_LAUNCHABLE, len(feature_names()))
     assert np.isfinite(X).all()
