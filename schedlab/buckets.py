@@ -43,6 +43,7 @@ from .space import GemmConfig, all_configs, check_sequence, check_shape, config_
 __all__ = [
     "TOLERANCE",
     "DECODE_MS",
+    "decode_ms",
     "PREFILL_MS",
     "TILE_MS",
     "TILE_NS",
@@ -61,10 +62,22 @@ __all__ = [
     "optimal_tiles",
 ]
 
+
+def decode_ms(m_max: int) -> tuple[int, ...]:
+    """Decode token counts up to ``m_max``: 1, ``m_max`` and both ends ``16 j + 1``, ``16 (j + 1)`` of each 16-row interval.
+
+    Examples
+    --------
+    >>> decode_ms(40)
+    (1, 16, 17, 32, 33, 40)
+    """
+    return tuple(sorted({1, m_max} | set(range(16, m_max + 1, 16)) | set(range(17, m_max + 1, 16))))
+
+
 #: "Within 5 % of its own optimum".
 TOLERANCE = 0.05
 #: Decode token counts: 1, and both ends ``16 j + 1`` and ``16 (j + 1)`` of every 16-row interval up to 512.
-DECODE_MS = tuple(sorted({1} | set(range(16, 513, 16)) | set(range(17, 513, 16))))
+DECODE_MS = decode_ms(512)
 #: Prefill lengths 128 ... 8192: powers of two, one past each, and 1.5 times each.
 PREFILL_MS = tuple(sorted({2**k for k in range(7, 14)} | {2**k + 1 for k in range(7, 13)}
                           | {3 * 2**k for k in range(6, 12)}))
