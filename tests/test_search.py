@@ -20,6 +20,7 @@ from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
 from schedlab.analysis import LECTURE_SHAPES
 from schedlab.compare import compare, descent_local_optima
 from schedlab.search import (
+    CORES,
     DEFAULT_SHAPES,
     STRATEGIES,
     BudgetExhausted,
@@ -30,6 +31,7 @@ from schedlab.search import (
     feature_names,
     model_guided,
     random_search,
+    run_strategy,
     search_context,
     trials_to_within,
 )
@@ -247,6 +249,37 @@ def test_compare_equals_the_strategies_run_seed_by_seed():
             np.testing.assert_array_equal(c.trials[i, j], expected)
             ratios = np.array([np.pad(t.ratio, (0, 80 - len(t)), mode="edge") for t in traces])
             np.testing.assert_allclose(c.curve_median[i, j], np.median(ratios, axis=0))
+
+
+def backwards_core(context, seeds, budget, factors, **_):
+    """A strategy from elsewhere, kept to run_seeds' contract: the launchable configs in reverse SPACE order."""
+    order = np.arange(context.n_configs)[::-1][:budget]
+    return np.tile(order, (len(seeds), 1)), None
+
+
+def test_a_core_registered_elsewhere_joins_the_comparison_under_the_same_rules():
+    cores = {**CORES, "backwards": backwards_core}
+    c = compare([SQUARE, DECODE], ["random", "backwards"], seeds=[0, 5], budget=60, cores=cores)
+    assert c.strategies == ("random", "backwards")
+    for i, shape in enumerate((SQUARE, DECODE)):
+        for k, seed in enumerate(c.seeds):
+            trace = run_strategy("backwards", shape, budget=60, seed=seed, cores=cores)
+            check_rules(trace, 60)
+            m = Measurer(shape, budget=60, seed=seed)  # the same noise as every built-in strategy meets
+            np.testing.assert_array_equal(trace.measured_s, [m.measure_config(cfg) for cfg in trace.configs])
+            assert trace.configs[0] == landscape(shape).configs[-1]
+            assert c.trials[i, 1, k] == (trials_to_within(trace) or math.inf)
+    # the default registry is the six, untouched by the copy above
+    assert tuple(CORES) == tuple(STRATEGIES) and "backwards" not in CORES
+    with pytest.raises(ValueError, match="strategy"):
+        compare([SQUARE], ["backwards"], seeds=[0])
+    with pytest.raises(TypeError):
+        CORES["backwards"] = backwards_core  # read-only: extend a copy
+
+
+def test_compare_refuses_a_registry_that_is_not_names_to_cores():
+    with pytest.raises(ValueError, match="cores"):
+        compare([SQUARE], seeds=[0], cores={"backwards": 3})
 
 
 def test_compare_summaries():
