@@ -359,7 +359,7 @@ def exact_cover(sw: Sweep, tol: float = TOLERANCE, max_nodes: int = 200_000) -> 
         nonlocal nodes
         nodes += 1
         if nodes > max_nodes:
-            raise _Budget
+            raise _NodeLimitReached
         if not uncovered:
             return []
         if k == 0:
@@ -381,13 +381,13 @@ def exact_cover(sw: Sweep, tol: float = TOLERANCE, max_nodes: int = 200_000) -> 
             found = search(everything, k)
             if found is not None:
                 return _set_cover_record(sw, "exact", [cols[c] for c in found], tol)
-    except _Budget:
+    except _NodeLimitReached:
         return None
     raise AssertionError("every M has its own optimum within tol, so a cover exists")  # pragma: no cover
 
 
-class _Budget(Exception):
-    pass
+class _NodeLimitReached(Exception):
+    """Raised inside :func:`exact_cover` when its search passes ``max_nodes`` (not a measurement budget)."""
 
 
 def interval_cover(sw: Sweep, tol: float = TOLERANCE) -> Cover:
