@@ -55,6 +55,7 @@ __all__ = [
     "MAX_NOISE",
     "CORES",
     "STRATEGIES",
+    "Core",
     "BudgetExhausted",
     "Measurer",
     "NeighbourTables",
@@ -574,8 +575,8 @@ def run_seeds(core: Core, context: SearchContext, seeds, budget: int, factors: n
     - its own random choices come from ``numpy.random.default_rng([1, seed])``, so a
       seed's run never depends on which other seeds run beside it;
     - it returns ``(order, info)``: ``order`` an ``(S, budget)`` int array of launchable
-      indices in the order measured, no index twice in a row, ``-1`` padded after a run that
-      stopped early; ``info`` a list of ``S`` dicts of strategy details, or None.
+      indices in the order measured, no index twice for one seed, ``-1`` padded after a run
+      that stopped early; ``info`` a list of ``S`` dicts of strategy details, or None.
 
     Returns
     -------
@@ -587,10 +588,27 @@ def run_seeds(core: Core, context: SearchContext, seeds, budget: int, factors: n
         The core's details per seed.
     """
     order, info = core(context, seeds, budget, factors, **options)
+    _check_order(core, order, len(seeds), budget, context.n_configs)
     valid = order >= 0
     safe = np.where(valid, order, 0)
     measured = np.where(valid, context.times[safe] * np.take_along_axis(factors, safe, axis=1), np.inf)
     return order, _believed_best(safe, measured), info
+
+
+def _check_order(core, order, n_seeds: int, budget: int, n_configs: int) -> None:
+    """``ValueError`` naming ``core`` if its order breaks the contract of :func:`run_seeds`."""
+    name = getattr(core, "__name__", repr(core))
+    if not isinstance(order, np.ndarray) or order.shape != (n_seeds, budget) or order.dtype.kind not in "iu":
+        got = (getattr(order, "shape", None), getattr(order, "dtype", type(order).__name__))
+        raise ValueError(f"core {name} must return an ({n_seeds}, {budget}) int array, got {got}")
+    if ((order < -1) | (order >= n_configs)).any():
+        raise ValueError(f"core {name} returned an index outside -1 .. {n_configs - 1}")
+    valid = order >= 0
+    if (valid[:, 1:] & ~valid[:, :-1]).any():
+        raise ValueError(f"core {name} padded with -1 before the end of a run")
+    ranked = np.sort(np.where(valid, order, -1 - np.arange(budget)), axis=1)  # padding: all distinct
+    if (ranked[:, 1:] == ranked[:, :-1]).any():
+        raise ValueError(f"core {name} measured a config twice for one seed")
 
 
 def run_strategy(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,

@@ -365,3 +365,20 @@ def test_feature_names_match_the_feature_matrix():
     X = search_context(SQUARE, H100_TC).features
     assert X.shape == (N_LAUNCHABLE, len(feature_names()))
     assert np.isfinite(X).all()
+
+
+@pytest.mark.parametrize("order, match", [
+    (lambda n, b: np.zeros((1, b), dtype=np.int64), "twice"),
+    (lambda n, b: np.full((1, b), n, dtype=np.int64), "outside"),
+    (lambda n, b: np.concatenate([[-1], np.arange(b - 1)])[None, :], "padded"),
+    (lambda n, b: np.arange(b, dtype=float)[None, :], "int array"),
+    (lambda n, b: np.arange(b - 1)[None, :], "int array"),
+], ids=["repeat", "out of range", "padding first", "floats", "short"])
+def test_a_core_breaking_the_contract_is_named(order, match):
+    def broken_core(context, seeds, budget, factors, **_):
+        return order(context.n_configs, budget), None
+
+    with pytest.raises(ValueError, match=rf"core broken_core .*{match}"):
+        run_strategy("broken", SQUARE, budget=10, cores={"broken": broken_core})
+    with pytest.raises(ValueError, match=rf"core broken_core .*{match}"):
+        compare([SQUARE], seeds=[0], budget=10, cores={"broken": broken_core})
