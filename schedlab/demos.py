@@ -185,18 +185,13 @@ def demo4_sensitivity() -> None:
     ratios = {k: dict(v) for k, v in sens.ratios.items()}
     label = render.KNOB_LABELS
 
-    def smaller(knob, steps=1):
-        vals = SPACE[knob]
-        i = vals.index(base[knob]) - steps
-        return (vals[i], ratios[knob][vals[i]]) if i >= 0 else None
-
     blocks = []
     for knob in ("bm", "bn"):
-        one, two = smaller(knob, 1), smaller(knob, 2)
-        if one and np.isfinite(one[1]):
-            text = f"{label[knob]} 小一号（{one[0]}）慢 {render.fmt_ratio(one[1])} 倍"
-            if two and np.isfinite(two[1]):
-                text += f"、再小一号（{two[0]}）慢 {render.fmt_ratio(two[1])} 倍"
+        one, two = sens.step_down(knob, 1), sens.step_down(knob, 2)
+        if one and np.isfinite(one.ratio):
+            text = f"{label[knob]} 小一号（{one.value}）慢 {render.fmt_ratio(one.ratio)} 倍"
+            if two and np.isfinite(two.ratio):
+                text += f"、再小一号（{two.value}）慢 {render.fmt_ratio(two.ratio)} 倍"
             blocks.append(text)
     failing = []  # (knob, values, reason messages) where the changed config cannot launch
     for knob, cells in ratios.items():
