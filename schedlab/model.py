@@ -35,7 +35,7 @@ L2 holds every wave's panels.
 
 The module is longer than 500 lines on purpose: the tiling record, the HBM replay, the pricing
 core and its one-shape and many-shape faces share private helpers (``_tiling``, ``_replay_many``,
-``_price``) that a split would have to make public.
+``_price``, ``_on_chip``, ``_groups``, ``_hbm_bound_s``) that a split would have to make public.
 
 Known limits: the on-chip terms, the L2 term and the L2 survival rule act wave by wave.
 So a few more SMs (not a multiple) can regroup the blocks into less balanced waves, and a
@@ -437,8 +437,9 @@ def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None) ->
     return out
 
 
-#: Most (shape, configuration) cells, plus replayed waves, :func:`evaluate_many` prices in one numpy
-#: pass: its working memory, about 60 float64 temporaries per cell (some 120 MiB), whatever the shapes.
+#: Most (shape, configuration) cells, plus waves that may be replayed, :func:`evaluate_many` prices in one
+#: numpy pass: this bounds its working memory (under 30 MiB on the 64 x 64 grid of
+#: ``benchmarks/bench_many.py``, whose result alone takes 117 MiB), whatever the number of shapes.
 MANY_CHUNK_CELLS = 2**18
 
 
@@ -465,8 +466,13 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     -----
     Shapes are priced in chunks of at most :data:`MANY_CHUNK_CELLS` (shape, configuration) cells
     plus replayed waves, so the working memory is bounded whatever the number of shapes; only the
-    returned arrays grow with it. The HBM replay of a launch order depends on a configuration only
-    through ``(bm, bn, group, per_wave)``, so it runs once per shape and distinct combination.
+    returned arrays grow with it. The on-chip terms do not depend on ``group``: they are priced once
+    per distinct ``(bm, bn, bk, warps, stages)``. The HBM replay of a launch order depends on a
+    configuration only through ``(bm, bn, group, per_wave)``, so it runs at most once per shape and
+    distinct combination; when ``terms`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``,
+    only where an upper bound on its HBM time (each wave reads at most one A and one B panel per
+    block, and at most all of A and B) exceeds the on-chip time of one of its configurations, since
+    elsewhere the kernel's time is its on-chip time whatever the replay finds.
 
     Examples
     --------
