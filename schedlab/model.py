@@ -470,9 +470,9 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     per distinct ``(bm, bn, bk, warps, stages)``. The HBM replay of a launch order depends on a
     configuration only through ``(bm, bn, group, per_wave)``, so it runs at most once per shape and
     distinct combination; when ``terms`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``,
-    only where an upper bound on its HBM time (each wave reads at most one A and one B panel per
-    block, and at most all of A and B) exceeds the on-chip time of one of its configurations, since
-    elsewhere the kernel's time is its on-chip time whatever the replay finds.
+    only where an upper bound on its HBM time (the panels each wave can touch in the grouped order,
+    L2 reuse ignored) exceeds the on-chip time of one of its configurations, since elsewhere the
+    kernel's time is its on-chip time whatever the replay finds.
 
     Examples
     --------
@@ -604,17 +604,17 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
 def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups) -> np.ndarray:
     """``time_s`` of :func:`_price` for ``(s, 1)`` columns, replaying only where HBM could be the slower.
 
-    ``time = fixed + max(on-chip, HBM)``. Where :func:`_hbm_bound_s` of a tile is at or below the
-    on-chip time of every configuration of that tile, the maximum is the on-chip time whatever the
+    ``time = fixed + max(on-chip, HBM)``. Where :func:`_hbm_bound_s` of a combination is at or below
+    the on-chip time of every configuration of its tile, the maximum is the on-chip time whatever the
     replay would find (``fixed + on-chip`` on the base configurations, spread to their groups); the
     other (shape, combination) pairs are replayed and their configurations priced in full.
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
     time_s = (fixed_s + compute_s)[:, g.base_of]
-    least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)
-    bound_s = _hbm_bound_s(*(np.broadcast_to(x, (s, len(g.tiles))) for x in (M, N, K)), *g.tiles.T, hw)
-    which, combo = np.nonzero((bound_s > least_compute_s)[:, g.combo_tile])
+    least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
+    bound_s = _hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
+    which, combo = np.nonzero(bound_s > least_compute_s)
     if which.size:
         dims = (np.broadcast_to(x, (s, 1))[which, 0] for x in (M, N, K))
         t_hbm_s = _replay_many(*dims, *(x[combo] for x in g.combos), hw) / hw.hbm_bw_bytes_per_s
@@ -696,24 +696,40 @@ def _on_chip(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
     }
 
 
-def _hbm_bound_s(M, N, K, bm, bn, per_wave, hw: Hardware) -> np.ndarray:
+def _hbm_bound_s(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     """An upper bound on the HBM time ``bytes_hbm / BW`` of :func:`_replay_many`'s arguments (float64 arrays).
 
-    A wave touches at most one A row-panel (``min(bm, M) x K``) and one B column-panel per block and at
-    most all of A and B, and the L2 only ever removes bytes, so the replay's bytes are at most
-    ``sum over waves of (min(blocks * min(bm, M), M) + min(blocks * min(bn, N), N)) K`` elements plus
-    C. Computed in float64 and enlarged by a relative 1e-9, far above the few roundings of either
-    side, so ``bytes_hbm / BW`` (rounded) never exceeds it.
+    The L2 only ever removes bytes, so the replay's bytes are at most C plus, for every wave, the
+    bytes of the panels it touches. A wave of ``n`` consecutive blocks meets at most
+    ``(n - 1) // (group * grid_n) + 2`` groups (its first, its last and whole ones between), so at
+    most ``group`` rows of each and ``n`` in all; in a group of ``g`` rows it walks down the rows,
+    then right, so its ``n_k`` blocks there touch at most ``(n_k - 1) // g + 2`` columns: at most
+    ``n // g_min + 2`` per group met, ``g_min`` the last group's rows, and ``n`` in all. A panel
+    holds at most ``min(bm, M) x K`` (``K x min(bn, N)``) elements, and a wave at most all of A and B.
+    Computed in float64 and enlarged by a relative 1e-9, far above the few roundings of either side,
+    so ``bytes_hbm / BW`` (rounded) never exceeds it.
     """
-    blocks = -(-M // bm) * -(-N // bn)
+    grid_m, grid_n = -(-M // bm), -(-N // bn)
+    blocks = grid_m * grid_n
     full, tail = blocks // per_wave, blocks % per_wave
     rows, cols = np.minimum(bm, M), np.minimum(bn, N)
 
-    def panels(n):  # A and B elements, divided by K, of a wave of n blocks
-        return (np.minimum(n * rows, M) + np.minimum(n * cols, N)).astype(np.float64)
+    def lines(n):  # A rows plus B columns a wave of n consecutive blocks touches at most (0 for n = 0)
+        row_panels, col_panels = _wave_panels_bound(n, grid_m, grid_n, group)
+        return (np.minimum(row_panels * rows, M) + np.minimum(col_panels * cols, N)).astype(np.float64)
 
-    elements = (full * panels(per_wave) + panels(tail)) * K + M * N.astype(np.float64)
+    elements = (full * lines(per_wave) + lines(tail)) * K + M * N.astype(np.float64)
     return elements * (hw.bytes_per_element * (1 + 1e-9)) / hw.hbm_bw_bytes_per_s
+
+
+def _wave_panels_bound(n, grid_m, grid_n, group) -> tuple[np.ndarray, np.ndarray]:
+    """At most how many A row-panels and B column-panels ``n`` consecutive blocks of the grouped order touch.
+
+    See :func:`_hbm_bound_s`; integer arrays, ``(0, 0)`` for ``n = 0``.
+    """
+    groups = (n - 1) // (group * grid_n) + 2  # the groups met: the first, the last and whole ones between
+    smallest_group = grid_m - group * ((grid_m - 1) // group)  # the last group's rows
+    return np.minimum(n, groups * group), np.minimum(n, n // smallest_group + 2 * groups)
 
 
 def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None) -> float:

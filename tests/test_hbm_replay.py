@@ -69,5 +69,21 @@ def test_hbm_bound_is_never_below_the_replay(M, N, K, bm, bn, group, per_wave, l
 
     from schedlab.model import _hbm_bound_s
     hw = dataclasses.replace(H100_TC, l2_bytes=int(H100_TC.l2_bytes * l2_scale))
-    bound_s = _hbm_bound_s(*(np.array([v]) for v in (M, N, K, bm, bn, per_wave)), hw)[0]
+    bound_s = _hbm_bound_s(*(np.array([v]) for v in (M, N, K, bm, bn, group, per_wave)), hw)[0]
     assert hbm_bytes(M, N, K, bm, bn, group, per_wave, hw) / hw.hbm_bw_bytes_per_s <= bound_s
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    M=st.integers(1, 1200), N=st.integers(1, 1200), bm=st.sampled_from([16, 32, 64, 128, 256]),
+    bn=st.sampled_from([16, 32, 64, 128, 256]), group=st.sampled_from([1, 2, 3, 4, 8]), data=st.data(),
+)
+def test_wave_panel_bound_holds_for_every_run_of_blocks(M, N, bm, bn, group, data):
+    """The bound behind _hbm_bound_s: any n consecutive blocks of the launch order touch at most that many panels."""
+    from schedlab.model import _wave_panels_bound
+    order = launch_order(M, N, bm, bn, group)
+    n = data.draw(st.integers(1, len(order)))
+    start = data.draw(st.integers(0, len(order) - n))
+    run = order[start:start + n]
+    rows, cols = (int(x) for x in _wave_panels_bound(n, -(-M // bm), -(-N // bn), group))
+    assert len({m for m, _ in run}) <= rows and len({c for _, c in run}) <= cols
