@@ -417,18 +417,21 @@ def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) ->
     return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
 
 
-def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None) -> dict[str, np.ndarray]:
+def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None, out=None) -> dict[str, np.ndarray]:
     """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``.
 
-    ``groups``, if given, is :func:`_groups` of ``arr[launchable]`` (computed once for many calls).
+    ``groups``, if given, is :func:`_groups` of ``arr[launchable]`` (computed once for many calls);
+    ``out``, if given, holds an array of ``size`` per name, filled in place and returned.
     """
     ints = ("blocks", "blocks_per_sm", "waves", "k_steps")
-    out = {name: np.zeros(size, dtype=np.int64) if name in ints else np.full(size, np.nan) for name in names}
-    if "time_s" in out:
-        out["time_s"][...] = np.inf
+    if out is None:
+        out = {name: np.empty(size, dtype=np.int64 if name in ints else np.float64) for name in names}
     idx = np.flatnonzero(launchable)
+    every = idx.size == len(arr)
+    if not every:  # what a configuration that cannot launch reports
+        for name, values in out.items():
+            values[...] = 0 if name in ints else np.inf if name == "time_s" else np.nan
     if idx.size and np.prod(size):
-        every = idx.size == len(arr)
         for name, values in _price(arr[idx], M, N, K, hw, names, groups).items():
             if every:
                 out[name][...] = values
@@ -504,14 +507,15 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
         bm, bn, per_wave = groups.tiles.T
         combos_per_tile = np.bincount(groups.combo_tile, minlength=len(groups.tiles))
         cost += (-(-(-(-mnk[:, :1] // bm) * -(-mnk[:, 1:2] // bn)) // per_wave)) @ combos_per_tile
+    if "launchable" in out:
+        out["launchable"][...] = launchable
+    priced = tuple(name for name in terms if name != "launchable")
     start = 0
     while start < len(mnk):
         stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1:]), MANY_CHUNK_CELLS - cost[start], "right"))
         columns = [mnk[start:stop, j:j + 1] for j in range(3)]
-        chunk = _priced(arr, launchable, *columns, hw, (stop - start, len(arr)),
-                        tuple(name for name in terms if name != "launchable"), groups)
-        for name in terms:
-            out[name][start:stop] = launchable if name == "launchable" else chunk[name]
+        _priced(arr, launchable, *columns, hw, (stop - start, len(arr)), priced, groups,
+                {name: out[name][start:stop] for name in priced})
         start = stop
     for values in out.values():
         values.flags.writeable = False
