@@ -707,8 +707,8 @@ def _hbm_bound_s(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     bytes of the panels it touches. A wave of ``n`` consecutive blocks meets at most
     ``(n - 1) // (group * grid_n) + 2`` groups (its first, its last and whole ones between), so at
     most ``group`` rows of each and ``n`` in all; in a group of ``g`` rows it walks down the rows,
-    then right, so its ``n_k`` blocks there touch at most ``(n_k - 1) // g + 2`` columns: at most
-    ``n // g_min + 2`` per group met, ``g_min`` the last group's rows, and ``n`` in all. A panel
+    then right, so its ``n_k`` blocks there touch at most ``(n_k - 1) // g + 2`` columns: in all at
+    most ``n // g_min`` plus 2 per group met (``g_min`` the last, smallest group's rows), and ``n``. A panel
     holds at most ``min(bm, M) x K`` (``K x min(bn, N)``) elements, and a wave at most all of A and B.
     Computed in float64 and enlarged by a relative 1e-9, far above the few roundings of either side,
     so ``bytes_hbm / BW`` (rounded) never exceeds it.
