@@ -232,7 +232,8 @@ _H100_SXM_SOURCES = {
                               "= 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to wgmma on "
                               "Hopper [TRITON], as cuBLAS does; no published mma.sync rate was found",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, V100, A100 and H100 L1 'close to 128B/cycle/SM'",
-    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept (no per-SM L2 port measurement found)",
+    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
+                                    "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'similar L2 cache bandwidths of about 5.x TB/s' "
                          "for the three GPUs plotted (an A100 among them; the text does not name the H100 SKU); "
                          "5.5 TB/s, the middle of 5.x",
