@@ -14,6 +14,7 @@ import numpy as np
 from .caching import memoised
 from .hardware import H100_TC, PROFILES, Hardware, check_hardware, profile
 from .model import evaluate
+from .published import H100_MEASUREMENTS, Measurement
 from .space import (SPACE, GemmConfig, Reason, all_configs, check_sequence, check_shape, config_array, launch_checks,
                     launchable, reasons)
 
@@ -36,6 +37,8 @@ __all__ = [
     "sensitivity",
     "HardwareTransfer",
     "hardware_transfer",
+    "PublishedComparison",
+    "published_comparison",
     "tflops",
     "as_mnk",
 ]
@@ -498,3 +501,47 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
         best_tflops=np.array([land.best_tflops for land in lands]),
         matrix=matrix,
     )
+
+
+@dataclass(frozen=True)
+class PublishedComparison:
+    """Published throughputs beside the model's best on each GPU profile, per shape.
+
+    ``measured_tflops[i, j]`` is library ``j``'s published TFLOP/s on ``shapes[i]`` (NaN where none
+    was published); ``predicted_tflops[i, k]`` the model's best on ``shapes[i]`` on ``gpus[k]``.
+    """
+
+    shapes: tuple[tuple[int, int, int], ...]
+    libraries: tuple[str, ...]
+    measured_tflops: np.ndarray
+    gpus: tuple[str, ...]
+    predicted_tflops: np.ndarray
+    sources: tuple[str, ...]
+
+
+def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -> PublishedComparison:
+    """Set published measurements (default :data:`schedlab.published.H100_MEASUREMENTS`) beside the model.
+
+    Examples
+    --------
+    >>> c = published_comparison()
+    >>> c.libraries, c.gpus, c.shapes[2]
+    (('cuBLAS', 'Triton'), ('h100-lecture', 'h100-sxm'), (2048, 2048, 2048))
+    >>> c.measured_tflops[2].tolist()
+    [515.2, 295.1]
+    """
+    measurements = check_sequence(H100_MEASUREMENTS if measurements is None else measurements, "measurements",
+                                  "schedlab.published.Measurement")
+    if not measurements or not all(isinstance(m, Measurement) for m in measurements):
+        raise ValueError("measurements must be a non-empty sequence of schedlab.published.Measurement")
+    pairs = [_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
+    shapes = tuple(dict.fromkeys(as_mnk(m.mnk) for m in measurements))
+    libraries = tuple(dict.fromkeys(m.library for m in measurements))
+    measured = np.full((len(shapes), len(libraries)), np.nan)
+    for m in measurements:
+        measured[shapes.index(m.mnk), libraries.index(m.library)] = m.tflops
+    predicted = np.array([[landscape(s, hw).best_tflops for _label, hw in pairs] for s in shapes])
+    sources = tuple("；".join(dict.fromkeys(m.source for m in measurements if m.mnk == s)) for s in shapes)
+    return PublishedComparison(shapes=shapes, libraries=libraries, measured_tflops=measured,
+                               gpus=tuple(label for label, _hw in pairs), predicted_tflops=predicted,
+                               sources=sources)

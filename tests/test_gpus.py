@@ -257,3 +257,32 @@ def test_hardware_transfer_refuses_bad_gpus(gpus, error, match):
 def test_hardware_transfer_refuses_bad_shape():
     with pytest.raises(ValueError, match="K must be a positive integer"):
         hardware_transfer((16, 16, 0))
+
+
+# --- published measurements beside the model -----------------------------------------------------
+
+
+def test_published_comparison_lines_up_measurements_and_predictions():
+    from schedlab.analysis import published_comparison
+    from schedlab.published import H100_MEASUREMENTS
+
+    c = published_comparison()
+    assert len(c.shapes) == len({m.mnk for m in H100_MEASUREMENTS})
+    for m in H100_MEASUREMENTS:
+        i, j = c.shapes.index(m.mnk), c.libraries.index(m.library)
+        assert c.measured_tflops[i, j] == m.tflops and m.source in c.sources[i]
+    assert np.isnan(c.measured_tflops[c.shapes.index((2048, 2048, 13312)), c.libraries.index("Triton")])
+    for k, name in enumerate(c.gpus):
+        for i, shape in enumerate(c.shapes):
+            assert c.predicted_tflops[i, k] == landscape(shape, PROFILES[name]).best_tflops
+    # the calibrated profile predicts less than the lecture's everywhere (slower tensor cores, L2 and HBM)
+    assert np.all(c.predicted_tflops[:, 1] < c.predicted_tflops[:, 0])
+
+
+def test_published_comparison_refuses_what_is_not_a_measurement():
+    from schedlab.analysis import published_comparison
+
+    with pytest.raises(ValueError, match="Measurement"):
+        published_comparison([(2048, 2048, 2048, "cuBLAS", 515.2)])
+    with pytest.raises(ValueError, match="non-empty"):
+        published_comparison([])
