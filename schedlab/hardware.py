@@ -220,7 +220,7 @@ H100_TC = Hardware(
 #              (wgmma, the warp-group instruction), answered by a Triton maintainer
 
 #: Read-stream efficiency of HBM measured by [BENCH] on an H100 PCIe: 1942 of its nominal 2000 GB/s
-#: (the ``read`` column at 100 % occupancy). Carried to the SXM's HBM3 and the H200's HBM3e: an
+#: (the ``read`` column at 100 % occupancy; the nominal 2.00 TB/s from [MAMF]'s table of memory speeds). Carried to the SXM's HBM3 and the H200's HBM3e: an
 #: assumption, no SXM measurement was found.
 _HBM_READ_EFFICIENCY = 1942 / 2000
 
@@ -231,7 +231,8 @@ _H100_SXM_SOURCES = {
     "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16) / (132 SM x 1.83 GHz) "
                               "= 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to wgmma on "
                               "Hopper [TRITON], as cuBLAS does; no published mma.sync rate was found",
-    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, V100, A100 and H100 L1 'close to 128B/cycle/SM'",
+    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
+                                 "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
                                     "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'similar L2 cache bandwidths of about 5.x TB/s' "
@@ -258,12 +259,13 @@ H100_SXM = replace(
 _A100_SOURCES = {
     **{name: text for name, text in H100_SOURCES.items() if "compute capability 9.0" not in text},
     "n_sm": "[A100-WP] A100 SXM4: 108 SMs",
-    "clock_hz": "[A100-WP] boost clock 1410 MHz; [C&C-H100] measured an A100 SXM4 'went to 1410 MHz under load and "
-                "stays there'",
+    "clock_hz": "[A100-WP] boost clock 1410 MHz; [C&C-H100] on an A100-SXM4-40GB: 'Core clocks went to 1410 MHz "
+                "under load and stays there' (measured sustained clock)",
     "tc_flop_per_clk_per_sm": "[A100-WP] 4 third-generation tensor cores x 256 dense FP16 FMA/clk = 2048 FLOP/clk/SM "
                               "(108 x 2048 x 1.41 GHz = 312 TFLOPS); path: mma.sync, the A100 has no wgmma",
     "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM",
-    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, V100, A100 and H100 L1 'close to 128B/cycle/SM'",
+    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
+                                 "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
     "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'about 5.x TB/s' for the three GPUs plotted, "
                          "the A100 among them; 5.5 TB/s",
