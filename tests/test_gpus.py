@@ -286,3 +286,76 @@ def test_published_comparison_refuses_what_is_not_a_measurement():
         published_comparison([(2048, 2048, 2048, "cuBLAS", 515.2)])
     with pytest.raises(ValueError, match="non-empty"):
         published_comparison([])
+
+
+# --- the chapter's tables and figures -------------------------------------------------------------
+
+
+def test_profiles_table_shows_each_profile_in_its_column():
+    from schedlab import render
+
+    t = render.profiles_table()
+    assert t.headers[2:] == tuple(PROFILES)
+    rows = {r[0]: r[2:] for r in t.rows}
+    assert rows["SM 数"] == tuple(str(hw.n_sm) for hw in PROFILES.values())
+    assert rows["每 SM 的共享内存 / 每块最多"][2] == "164 / 163"
+    assert rows["L2 容量（分几段）"] == ("50（1 段）", "50（2 段）", "40（2 段）", "50（2 段）")
+
+
+@pytest.mark.parametrize("name", ["h100-sxm", "a100-sxm4", "h200-sxm"])
+def test_profile_sources_table_lists_exactly_the_fields_sourced_apart_from_the_lecture(name):
+    from schedlab import render
+
+    t = render.profile_sources_table(name)
+    shown = [r[4] for r in t.rows]
+    assert shown == [f for f in FIELDS if PROFILE_SOURCES[name][f] != PROFILE_SOURCES["h100-lecture"][f]]
+    assert all(r[3] == PROFILE_SOURCES[name][r[4]] for r in t.rows)  # the profile's source, not a "changed" mark
+
+
+def test_hardware_transfer_table_marks_what_cannot_launch():
+    from schedlab import render
+
+    slow = dataclasses.replace(H100_TC, name="slow", mem_latency_s=2e-6)
+    t = hardware_transfer(SQUARE, [slow, "a100-sxm4"])
+    table = render.hardware_transfer_table(t)
+    assert table.headers == ("最优来自", "配置", "自己的 TFLOPS", "用在 slow", "用在 a100-sxm4")
+    assert table.rows[0][4] == "不能启动" and table.rows[1][3] != "不能启动"
+
+
+def test_published_table_rows_follow_the_comparison():
+    from schedlab import render
+    from schedlab.analysis import published_comparison
+
+    c = published_comparison()
+    t = render.published_table(c)
+    assert len(t.rows) == len(c.shapes)
+    assert t.rows[-1][2] == "—"  # no Triton number was published for the MAMF shape
+
+
+def test_gpu_figures_draw_one_curve_and_one_matrix_per_item():
+    from schedlab import figures
+
+    lands = [landscape(SQUARE, hw) for hw in PROFILES.values()]
+    fig = figures.gpu_landscapes(lands, list(PROFILES))
+    curves = fig.axes[0].lines[::2]  # a curve and its end marker per GPU
+    assert len(curves) == 4
+    for line, land in zip(curves, lands):
+        x = line.get_xdata()
+        assert x[-1] == pytest.approx(land.best_tflops) and len(x) == len(land.configs)
+    transfers = [hardware_transfer(s.mnk) for s in LECTURE_SHAPES]
+    grid = figures.hardware_transfer_grid(transfers)
+    images = [ax.images[0].get_array() for ax in grid.axes if ax.images]
+    assert len(images) == 4
+    for image, t in zip(images, transfers):
+        np.testing.assert_array_equal(np.ma.filled(image, np.inf), t.matrix)
+
+
+def test_gpu_figures_refuse_mismatched_input():
+    from schedlab import figures
+
+    with pytest.raises(ValueError, match="same length"):
+        figures.gpu_landscapes([landscape(SQUARE)], [])
+    with pytest.raises(ValueError, match="same shape"):
+        figures.gpu_landscapes([landscape(SQUARE), landscape(DECODE)], ["a", "b"])
+    with pytest.raises(ValueError, match="same GPUs"):
+        figures.hardware_transfer_grid([hardware_transfer(SQUARE), hardware_transfer(SQUARE, ["h100-sxm"])])
