@@ -28,8 +28,9 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One axes; ``ax.lines[i]`` is GPU ``i``'s curve (x: TFLOP/s, ascending; y: share of its
-        launchable configurations at least that fast, falling from 1) and a marker at its best.
+        One axes; ``ax.lines[2 i]`` is GPU ``i``'s curve (x: TFLOP/s, ascending; y: share of its
+        launchable configurations at least that fast, falling from 1), each with its own dash pattern so
+        equal curves stay visible, and ``ax.lines[2 i + 1]`` the marker at its best.
     """
     landscapes, labels = list(landscapes), list(labels)
     if not landscapes or len(landscapes) != len(labels):
@@ -45,7 +46,7 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     for i, (land, label) in enumerate(zip(landscapes, labels)):
         rate = np.sort(tflops(flop, np.asarray(land.time_s, dtype=float)))
         share = 1 - np.arange(rate.size) / rate.size  # configs at least this fast
-        ax.step(rate, share, where="post", color=f"C{i}", linewidth=1.8,
+        ax.step(rate, share, where="post", color=f"C{i}", linewidth=1.8, linestyle=("-", "--", "-.", ":")[i % 4],
                 label=f"{label}：{rate.size} 个能启动，最快 {rate[-1]:.0f} TFLOPS")
         ax.plot([rate[-1]], [share[-1]], "o", color=f"C{i}", markersize=5)
     ax.set_xscale("log")
