@@ -10,7 +10,7 @@ from schedlab import GemmConfig, explain, landscape, launchable, space_summary
 from schedlab.analysis import LECTURE_SHAPES, HardwareTransfer, hardware_transfer
 from schedlab.claims import seed_claims
 from schedlab.hardware import (A100_SXM4, DEFAULT_PROFILE, H100_SXM, H100_TC, H200_SXM, PROFILE_SOURCES, PROFILES,
-                               Hardware, KiB, MiB, profile)
+                               Hardware, KiB, MiB, default, profile, using)
 from schedlab.space import SPACE
 
 SQUARE = (4096, 4096, 4096)
@@ -25,6 +25,9 @@ def test_the_four_profiles_and_the_default():
     assert tuple(PROFILES) == ("h100-lecture", "h100-sxm", "a100-sxm4", "h200-sxm")
     assert DEFAULT_PROFILE == "h100-lecture"
     assert PROFILES["h100-lecture"] is H100_TC  # the lecture's machine, the very object every default uses
+    assert default() is PROFILES[DEFAULT_PROFILE]
+    with using(A100_SXM4):  # the GPU a console --gpu picks becomes every analysis's default
+        assert landscape(SQUARE).hw is A100_SXM4
 
 
 @pytest.mark.parametrize("name", list(PROFILES))
