@@ -341,6 +341,10 @@ PROFILE_SOURCES = MappingProxyType({
 def profile(name) -> Hardware:
     """The machine :data:`PROFILES` names ``name``; a ValueError listing the known names otherwise.
 
+    ``"h100-lecture"`` names the lecture's machine as the lecture uses it, :func:`default`:
+    ``H100_TC``, or the machine :func:`using` made the default (so a perturbed lecture machine
+    reaches every table that names it).
+
     Examples
     --------
     >>> profile("a100-sxm4").n_sm
@@ -352,7 +356,7 @@ def profile(name) -> Hardware:
     """
     if not isinstance(name, str) or name not in PROFILES:
         raise ValueError(f"unknown GPU {name!r}; known: {', '.join(PROFILES)}")
-    return PROFILES[name]
+    return default() if name == DEFAULT_PROFILE else PROFILES[name]
 
 _DEFAULT: contextvars.ContextVar[Hardware] = contextvars.ContextVar("schedlab_default_hardware", default=H100_TC)
 

@@ -71,6 +71,11 @@ def test_h100_sxm_tensor_rate_is_the_measured_matmul_rate():
 
 def test_profile_by_name():
     assert profile("a100-sxm4") is A100_SXM4
+    assert profile("h100-lecture") is H100_TC
+    fewer = dataclasses.replace(H100_TC, n_sm=114)
+    with using(fewer):  # the lecture's name follows the default machine (the book's perturbations reach it)
+        assert profile("h100-lecture") is fewer and profile("h100-sxm") is H100_SXM
+        assert hardware_transfer(SQUARE).hardware[0] is fewer
     with pytest.raises(ValueError, match=r"unknown GPU 'b200'; known: h100-lecture, h100-sxm, a100-sxm4, h200-sxm"):
         profile("b200")
     with pytest.raises(ValueError, match="unknown GPU 3"):
