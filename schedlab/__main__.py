@@ -8,6 +8,8 @@
     python -m schedlab explain 256 128 32 8 4 1  4096 4096 4096
     python -m schedlab search 4096 4096 4096 --strategy random model --seeds 100
     python -m schedlab buckets 4096 4096 --M-max 512 --tol 0.05
+    python -m schedlab top 4096 4096 4096 --gpu a100-sxm4   # any subcommand on another GPU
+    python -m schedlab gpus --sources --gpu h100-sxm         # the GPU profiles, and one's sources
 
 Every number printed comes from :mod:`schedlab.analysis` / :mod:`schedlab.model`
 and is formatted by :mod:`schedlab.render`; the observations are sentences built
@@ -26,7 +28,7 @@ import numpy as np
 from . import render
 from .analysis import LECTURE_SHAPES, landscape, sensitivity, space_summary, transfer
 from .console import print_header, print_observations, print_render_table
-from .hardware import H100_TC
+from .hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, default, profile, using
 from .model import TERMS, explain
 from .search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES, compare
 from .space import SPACE, GemmConfig, reasons
@@ -139,9 +141,9 @@ def demo2_landscape() -> None:
     if nxt.size:
         obs2 += f"（没和最快打平的配置至少慢 {render.fmt_percent(nxt.min() - 1)}）"
     obs2 += f"，随便选一个（中位数）要慢 {render.fmt_ratio(q[50], 1)} 倍。这就是为什么要搜索，而且搜索要聪明（04 脚本）。"
-    frac = land.best_tflops * 1e12 / H100_TC.peak_flops
+    frac = land.best_tflops * 1e12 / default().peak_flops
     obs3 = (f"这个模型给出的最高 {render.fmt_tflops(land.best_tflops)} TFLOPS，是 H100 稠密 FP16 峰值"
-            f"（{render.fmt_tflops(H100_TC.peak_flops / 1e12)} TFLOPS）的 {render.fmt_percent(frac)}——比真实的 cuBLAS 乐观："
+            f"（{render.fmt_tflops(default().peak_flops / 1e12)} TFLOPS）的 {render.fmt_percent(frac)}——比真实的 cuBLAS 乐观："
             "模型没有算功耗导致的降频、指令开销、TMA / WGMMA 的细节。用它研究搜索策略没问题，不要拿它的绝对数字去预测真机。")
     print_observations([obs1, obs2, obs3])
 
@@ -176,7 +178,7 @@ def demo3_shapes() -> None:
     obs2 = (f"{same} 这 {len(sharing)} 种形状的最优恰好是同一个配置" if len(sharing) > 1
             else f"{render.shape_short(shapes[big])} 的最优配置是它自己独有的")
     obs2 += (f"；把它用在 decode 形状上慢 {render.fmt_ratio(on_thin)} 倍（M = {shapes[thin].M} 要补齐到 {big_opt.bm} 行，"
-             f"而且只有 {bd_big_on_thin.blocks} 个块，{H100_TC.n_sm} 个 SM 大部分闲着）；反过来，decode 的最优"
+             f"而且只有 {bd_big_on_thin.blocks} 个块，{default().n_sm} 个 SM 大部分闲着）；反过来，decode 的最优"
              f"（{t_opt.bm}×{t_opt.bn} 的小块）用在另外 {len(others)} 种形状上慢 "
              f"{_ratio_span(thin_elsewhere.min(), thin_elsewhere.max())} 倍。"
              "所以 cuBLAS 为不同的形状准备了很多个内核和一套启发式，Triton 的 @triton.autotune 按 key（例如 M、N、K）分别调优并缓存结果。")
@@ -306,7 +308,7 @@ def cmd_search(args) -> int:
             bar.set_postfix_str(label, refresh=False)
             bar.update(done - bar.n)
 
-        comparison = compare([shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise,
+        comparison = compare([shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise, hw=default(),
                              progress=progress)
     print_render_table(render.search_shape_table(comparison, shape))
     n, k = len(land.configs), land.n_within(NEAR)
@@ -428,7 +430,38 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "learned cost model and buckets" section at the end
+
+    p = sub.add_parser("gpus", help="模型里的几块 GPU 和它们的主要参数 / the GPU profiles",
+                       description="列出模型里的 GPU 参数集（--gpu 可选的名字）和每块的主要参数；--sources 再列出 --gpu 所选那块"
+                                   "每个参数的来源。 / The GPU profiles and their key numbers; --sources: where each comes from.")
+    p.add_argument("--sources", action="store_true", help="列出 --gpu 所选 GPU 每个参数的来源 / list the sources")
+    p.set_defaults(func=cmd_gpus)
+
+    # --gpu before the subcommand (the top-level default) or after it: a subcommand's own option has no
+    # default, so it never overwrites a --gpu given before the subcommand
+    _add_gpu_option(parser, DEFAULT_PROFILE)
+    for sub_parser in sub.choices.values():
+        _add_gpu_option(sub_parser, argparse.SUPPRESS)
     return parser
+
+
+def cmd_gpus(args) -> int:
+    names = tuple(PROFILES)
+    print_render_table(render.profiles_table(names))
+    print()
+    for name in names:
+        print(f"{name}：{profile(name).name}" + ("（默认）" if name == DEFAULT_PROFILE else ""))
+    if args.sources:
+        print()
+        print_render_table(render.hardware_table(profile(args.gpu), PROFILE_SOURCES[args.gpu]))
+    return 0
+
+
+def _add_gpu_option(parser: argparse.ArgumentParser, default_name) -> None:
+    """``--gpu NAME``: the machine every number is computed on (checked in :func:`main`, one line if unknown)."""
+    parser.add_argument("--gpu", default=default_name, metavar="NAME",
+                        help=f"用哪块 GPU 的参数（默认 {DEFAULT_PROFILE}；可选 {', '.join(PROFILES)}）"
+                             " / GPU profile (see `schedlab gpus`)")
 
 
 def _tolerant_streams() -> None:
@@ -445,7 +478,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status = args.func(args)
+        with using(profile(args.gpu)):  # ValueError naming the known GPUs if unknown
+            status = args.func(args)
         sys.stdout.flush()  # a write error surfaces here, not at interpreter exit
         return status
     except ValueError as err:
@@ -501,7 +535,7 @@ def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...]):
     with tqdm(Ms, desc="扫描 M", unit="个 M", file=sys.stderr, delay=BUCKETS_PROGRESS_DELAY_S, leave=False,
               disable=None, dynamic_ncols=True) as bar:
         for M in bar:
-            one = B.sweep(N, K, Ms=(M,))
+            one = B.sweep(N, K, Ms=(M,), hw=default())
             rows.append(one.time_s[0])
             elapsed += one.elapsed_s
     return B.Sweep(N=N, K=K, Ms=Ms, configs=one.configs, time_s=np.stack(rows), elapsed_s=elapsed)

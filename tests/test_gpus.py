@@ -367,3 +367,85 @@ def test_gpu_figures_refuse_mismatched_input():
         figures.gpu_landscapes([landscape(SQUARE), landscape(DECODE)], ["a", "b"])
     with pytest.raises(ValueError, match="same GPUs"):
         figures.hardware_transfer_grid([hardware_transfer(SQUARE), hardware_transfer(SQUARE, ["h100-sxm"])])
+
+
+# --- the console: --gpu on every subcommand, and `gpus` ------------------------------------------
+
+
+def run_console(argv, capsys):
+    from schedlab.__main__ import main
+
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_top_on_another_gpu_prints_that_gpus_optimum(capsys):
+    from schedlab import render
+
+    status, out, err = run_console(["top", "4096", "4096", "4096", "-n", "3", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0 and err == ""
+    a100 = landscape(SQUARE, A100_SXM4)
+    assert render.fmt_config(a100.best) in out and render.fmt_time(a100.best_time_s) in out
+    assert render.fmt_time(landscape(SQUARE, H100_TC).best_time_s) not in out
+    # the default is the lecture's machine, and --gpu may come before the subcommand too
+    _, default_out, _ = run_console(["top", "4096", "4096", "4096", "-n", "3"], capsys)
+    _, lecture_out, _ = run_console(["--gpu", "h100-lecture", "top", "4096", "4096", "4096", "-n", "3"], capsys)
+    assert default_out == lecture_out and render.fmt_time(landscape(SQUARE).best_time_s) in default_out
+    _, before_out, _ = run_console(["--gpu", "a100-sxm4", "top", "4096", "4096", "4096", "-n", "3"], capsys)
+    assert before_out == out
+
+
+def test_explain_on_the_h200_uses_its_bandwidth(capsys):
+    from schedlab import render
+
+    cfg = landscape(DECODE, H200_SXM).best
+    status, out, _ = run_console(["explain", *map(str, cfg.as_tuple()), *map(str, DECODE), "--gpu", "h200-sxm"],
+                                 capsys)
+    assert status == 0
+    assert render.fmt_time(explain(cfg, *DECODE, H200_SXM).time_s) in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["top", "64", "64", "64", "--gpu", "b200"],
+    ["--gpu", "b200", "explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"],
+    ["gpus", "--gpu", "b200"],
+    ["demos", "1", "--gpu", "b200"],
+])
+def test_unknown_gpu_is_one_line_listing_the_known_ones(argv, capsys):
+    status, out, err = run_console(argv, capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "unknown GPU 'b200'; known: h100-lecture, h100-sxm, a100-sxm4, h200-sxm" in err
+
+
+def test_every_subcommand_takes_gpu():
+    from schedlab.__main__ import build_parser
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    assert {"demos", "top", "explain", "search", "buckets", "gpus"} <= set(subcommands)
+    for name, sub in subcommands.items():
+        assert any("--gpu" in a.option_strings for a in sub._actions), name
+
+
+def test_gpus_lists_every_profile_with_its_key_numbers(capsys):
+    status, out, _ = run_console(["gpus"], capsys)
+    assert status == 0
+    for name, hw in PROFILES.items():
+        assert name in out and hw.name in out
+    for label in ("SM 数", "Tensor Core 峰值", "HBM 带宽"):
+        assert label in out
+    assert "164 / 163" in out  # the A100's shared memory per SM and per block
+
+
+def test_gpus_sources_of_the_chosen_profile(capsys):
+    status, out, _ = run_console(["gpus", "--sources", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0
+    assert PROFILE_SOURCES["a100-sxm4"]["smem_limit"][:40] in out
+
+
+def test_demo_on_another_gpu_counts_its_space(capsys):
+    status, out, _ = run_console(["demos", "1", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0
+    assert str(len(launchable(A100_SXM4).configs)) in out and "3744" not in out
