@@ -1,7 +1,10 @@
-"""The lecture's analyses, data in and data out: space summary, landscape, shape transfer, sensitivity.
+"""The lecture's analyses, data in and data out: space summary, landscape, shape transfer, sensitivity,
+and hardware transfer (the GPU chapter).
 
 The console edition and the book's pages call these functions and only format
-what they return, so every number is computed once, here.
+what they return, so every number is computed once, here. Over 500 lines because
+it holds one short section per demo, each a record beside the function that fills
+it, and the pages call them all as ``analysis.<name>``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import numpy as np
 from .caching import memoised
 from .hardware import PROFILES, Hardware, check_hardware, profile
 from .model import evaluate
-from .published import H100_MEASUREMENTS, Measurement
 from .space import (SPACE, GemmConfig, Reason, all_configs, as_mnk, check_sequence, config_array,
                     launch_checks, launchable, reasons)
 
@@ -41,8 +43,7 @@ __all__ = [
     "sensitivity",
     "HardwareTransfer",
     "hardware_transfer",
-    "PublishedComparison",
-    "published_comparison",
+    "resolve_gpu",
     "tflops",
     "as_mnk",
 ]
@@ -526,8 +527,14 @@ class HardwareTransfer:
     matrix: np.ndarray
 
 
-def _gpu(gpu) -> tuple[str, Hardware]:
-    """``(label, machine)`` of a profile name or a :class:`Hardware`."""
+def resolve_gpu(gpu) -> tuple[str, Hardware]:
+    """``(label, machine)`` of a profile name (:func:`~schedlab.hardware.profile`) or a :class:`Hardware` (its name).
+
+    Examples
+    --------
+    >>> resolve_gpu("a100-sxm4")[1].n_sm, resolve_gpu(PROFILES["a100-sxm4"])[0]
+    (108, 'A100 SXM4 80GB')
+    """
     if isinstance(gpu, Hardware):
         return gpu.name, gpu
     if isinstance(gpu, str):
@@ -554,7 +561,7 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
     [[1.0, 1.0], [1.76, 1.0]]
     """
     mnk = as_mnk(shape)
-    pairs = [_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
+    pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
     if not pairs:
         raise ValueError("gpus must name at least one GPU")
     labels = tuple(label for label, _hw in pairs)
@@ -573,46 +580,3 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
         matrix=matrix,
     )
 
-
-@dataclass(frozen=True)
-class PublishedComparison:
-    """Published throughputs beside the model's best on each GPU profile, per shape.
-
-    ``measured_tflops[i, j]`` is library ``j``'s published TFLOP/s on ``shapes[i]`` (NaN where none
-    was published); ``predicted_tflops[i, k]`` the model's best on ``shapes[i]`` on ``gpus[k]``.
-    """
-
-    shapes: tuple[tuple[int, int, int], ...]
-    libraries: tuple[str, ...]
-    measured_tflops: np.ndarray
-    gpus: tuple[str, ...]
-    predicted_tflops: np.ndarray
-    sources: tuple[str, ...]
-
-
-def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -> PublishedComparison:
-    """Set published measurements (default :data:`schedlab.published.H100_MEASUREMENTS`) beside the model.
-
-    Examples
-    --------
-    >>> c = published_comparison()
-    >>> c.libraries, c.gpus, c.shapes[2]
-    (('cuBLAS', 'Triton'), ('h100-lecture', 'h100-sxm'), (2048, 2048, 2048))
-    >>> c.measured_tflops[2].tolist()
-    [515.2, 295.1]
-    """
-    measurements = check_sequence(H100_MEASUREMENTS if measurements is None else measurements, "measurements",
-                                  "schedlab.published.Measurement")
-    if not measurements or not all(isinstance(m, Measurement) for m in measurements):
-        raise ValueError("measurements must be a non-empty sequence of schedlab.published.Measurement")
-    pairs = [_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
-    shapes = tuple(dict.fromkeys(as_mnk(m.mnk) for m in measurements))
-    libraries = tuple(dict.fromkeys(m.library for m in measurements))
-    measured = np.full((len(shapes), len(libraries)), np.nan)
-    for m in measurements:
-        measured[shapes.index(m.mnk), libraries.index(m.library)] = m.tflops
-    predicted = np.array([[landscape(s, hw).best_tflops for _label, hw in pairs] for s in shapes])
-    sources = tuple("；".join(dict.fromkeys(m.source for m in measurements if m.mnk == s)) for s in shapes)
-    return PublishedComparison(shapes=shapes, libraries=libraries, measured_tflops=measured,
-                               gpus=tuple(label for label, _hw in pairs), predicted_tflops=predicted,
-                               sources=sources)

@@ -271,7 +271,7 @@ def test_hardware_transfer_refuses_bad_shape():
 
 
 def test_published_comparison_lines_up_measurements_and_predictions():
-    from schedlab.analysis import published_comparison
+    from schedlab.published import published_comparison
     from schedlab.published import H100_MEASUREMENTS
 
     c = published_comparison()
@@ -288,7 +288,7 @@ def test_published_comparison_lines_up_measurements_and_predictions():
 
 
 def test_published_comparison_refuses_what_is_not_a_measurement():
-    from schedlab.analysis import published_comparison
+    from schedlab.published import published_comparison
 
     with pytest.raises(ValueError, match="Measurement"):
         published_comparison([(2048, 2048, 2048, "cuBLAS", 515.2)])
@@ -332,7 +332,7 @@ def test_hardware_transfer_table_marks_what_cannot_launch():
 
 def test_published_table_rows_follow_the_comparison():
     from schedlab import render
-    from schedlab.analysis import published_comparison
+    from schedlab.published import published_comparison
 
     c = published_comparison()
     t = render.published_table(c)

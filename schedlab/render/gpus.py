@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 
-from ..analysis import HardwareTransfer, PublishedComparison
-from ..hardware import PROFILE_SOURCES, PROFILES, Hardware, KiB, MiB, profile
+from ..analysis import HardwareTransfer, resolve_gpu
+from ..hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile
 from ..labels import fmt_shape
+from ..published import PublishedComparison
 from .appendix import hardware_table
 from .table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
 
@@ -26,10 +27,6 @@ _KEY_NUMBERS = (
 )
 
 
-def _machines(gpus) -> list[tuple[str, Hardware]]:
-    return [(g, profile(g)) if isinstance(g, str) else (g.name, g) for g in gpus]
-
-
 def profiles_table(gpus=tuple(PROFILES)) -> Table:
     """The numbers that tell the GPUs apart, one column per profile.
 
@@ -41,7 +38,7 @@ def profiles_table(gpus=tuple(PROFILES)) -> Table:
     >>> t.rows[2]
     ('Tensor Core 峰值（稠密 FP16）', 'TFLOPS', '989', '794', '312', '794')
     """
-    machines = _machines(gpus)
+    machines = [resolve_gpu(g) for g in gpus]
     rows = [(label, unit, *(value(hw) for _name, hw in machines)) for label, unit, value in _KEY_NUMBERS]
     return Table("四块 GPU 的主要参数", ("参数", "单位", *(name for name, _hw in machines)), rows)
 
@@ -86,7 +83,7 @@ def published_table(comparison: PublishedComparison) -> Table:
 
     Examples
     --------
-    >>> from schedlab.analysis import published_comparison
+    >>> from schedlab.published import published_comparison
     >>> t = published_table(published_comparison())
     >>> t.headers
     ('形状 M×N×K', 'cuBLAS 实测', 'Triton 实测', 'h100-lecture 模型', 'h100-sxm 模型')
