@@ -13,8 +13,10 @@ import subprocess
 from tests.site_build import ROOT, write_book
 
 VENV = ROOT / ".venv"
-PAGE = "# {title}\n\n```{{code-cell}} ipython3\nimport schedlab\nprint('n_sm =', schedlab.H100_TC.n_sm)\n```\n"
+PAGE = "# {title}\n\n```{{code-cell}} ipython3\nimport schedlab\nprint({title!r}, 'n_sm =', schedlab.H100_TC.n_sm)\n```\n"
 N_SM = "    n_sm=132,\n"
+# The pages' code differs (their titles): jupyter-cache keys a notebook on its code, and two parallel
+# readers caching the same notebook at once collide on its folder.
 
 
 def make_html(repo):
