@@ -72,11 +72,17 @@ def _is_number(value) -> bool:
     return isinstance(value, str) and bool(_NUMERIC.match(value.strip()))
 
 
+#: Widest cell, in terminal columns, that :func:`print_table` prints on one line; a wider cell (a long
+#: list of tied configurations) wraps onto continuation lines within its column.
+CELL_WIDTH = 90
+
+
 def print_table(headers, rows, *, file=None) -> None:
     """Print ``rows`` under ``headers``, columns aligned by display width.
 
     Cells may be any object (``str()`` is applied). A column whose body cells are all
     numbers (or numeric strings, or ``—``) is right-aligned; other columns are left-aligned.
+    A cell wider than :data:`CELL_WIDTH` wraps onto the following lines of its column.
 
     Parameters
     ----------
@@ -99,6 +105,11 @@ def print_table(headers, rows, *, file=None) -> None:
     ----------  --------
     (256, 128)  149.0 µs
     (16, 16)    —
+    >>> print_table(["配置", "并列"], [["(1, 2)", "x " * 50]])
+    配置    并列
+    ------  -----------------------------------------------------------------------------------------
+    (1, 2)  x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x
+            x x x x x
     """
     head = [_cell(h) for h in headers]
     raw = [list(r) for r in rows]
@@ -108,7 +119,9 @@ def print_table(headers, rows, *, file=None) -> None:
     body = [[_cell(c) for c in r] for r in raw]
     right = [bool(raw) and all(_is_number(r[j]) or _cell(r[j]) in ("—", "") for r in raw)
              and any(_is_number(r[j]) for r in raw) for j in range(len(head))]
-    widths = [max([display_width(h)] + [display_width(r[j]) for r in body]) for j, h in enumerate(head)]
+    body = [[wrap(c, CELL_WIDTH) if display_width(c) > CELL_WIDTH else [c] for c in r] for r in body]
+    widths = [max([display_width(h)] + [display_width(part) for r in body for part in r[j]])
+              for j, h in enumerate(head)]
     out = file if file is not None else sys.stdout
 
     def line(cells):
@@ -117,7 +130,8 @@ def print_table(headers, rows, *, file=None) -> None:
     print(line(head), file=out)
     print("  ".join("-" * w for w in widths), file=out)
     for r in body:
-        print(line(r), file=out)
+        for k in range(max(len(parts) for parts in r)):
+            print(line([parts[k] if k < len(parts) else "" for parts in r]), file=out)
 
 
 def print_render_table(table: Table, *, file=None) -> None:

@@ -204,7 +204,7 @@ def test_top_lists_the_fastest(capsys):
 
 def test_top_default_is_ten_rows(capsys):
     out = run_main(capsys, "top", "16", "4096", "4096")
-    rows = table_with(out, "(BM, BN, BK, warps, stages, GROUP_M)")
+    rows = [r for r in table_with(out, "(BM, BN, BK, warps, stages, GROUP_M)") if r[0]]  # not a wrapped cell's line
     assert len(rows) == 10
     assert rows[0][0] == str(landscape((16, 4096, 4096)).best.as_tuple())
 
