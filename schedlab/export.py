@@ -44,7 +44,8 @@ from .hardware import H100_TC, Hardware
 from .search import DEFAULT_NOISE, Measurer
 from .space import SPACE, all_configs
 
-__all__ = ["TRITON_NAMES", "KERNEL_NAME", "cache_document", "t4_document", "write_json", "measured_times_s"]
+__all__ = ["TRITON_NAMES", "KERNEL_NAME", "cache_document", "cache_from_times", "t4_document", "write_json",
+           "measured_times_s"]
 
 #: ``SPACE`` knob -> the name a Triton kernel gives it (the keys of the exported ``tune_params``).
 TRITON_NAMES = {"bm": "BLOCK_M", "bn": "BLOCK_N", "bk": "BLOCK_K", "warps": "num_warps", "stages": "num_stages",
@@ -101,9 +102,25 @@ def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardw
     >>> doc["cache"]["256,256,128,8,5,1"]["time"]  # overflows shared memory: pruned, never measured
     'InvalidConfig'
     """
+    noise_model = ("time = model_time * exp(noise_sigma * z), one z ~ N(0, 1) per launchable config, "
+                   "drawn by numpy.random.default_rng([0, seed]) over the launchable configs in "
+                   "schedlab.SPACE order (as schedlab.search.Measurer); 'InvalidConfig': cannot launch")
+    return cache_from_times(shape, measured_times_s(shape, noise, seed, hw), hw,
+                            {"noise_sigma": noise, "seed": seed, "noise_model": noise_model})
+
+
+def cache_from_times(shape, measured_s, hw: Hardware = H100_TC, note=None) -> dict:
+    """A Kernel Tuner cache of ``shape`` whose launchable config ``i`` measured ``measured_s[i]`` seconds.
+
+    :func:`cache_document` passes the Measurer's values; :mod:`schedlab.tuners` passes a
+    strategy core's ``times * factors``. ``note`` (a dict) joins the ``schedlab`` block.
+    """
     mnk = as_mnk(shape)
     land = landscape(mnk, hw)
-    measured_ms = measured_times_s(mnk, noise, seed, hw) * _MS_PER_S
+    measured_ms = np.asarray(measured_s, dtype=float) * _MS_PER_S
+    if measured_ms.shape != land.time_s.shape or not np.all(measured_ms > 0):
+        raise ValueError(f"measured_s must hold one positive time per launchable config ({land.time_s.shape}), "
+                         f"got shape {measured_ms.shape}")
     model_ms = land.time_s * _MS_PER_S
     keys = [TRITON_NAMES[k] for k in SPACE]
     cache = {}
@@ -125,15 +142,7 @@ def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardw
         "tune_params_keys": keys,
         "tune_params": {TRITON_NAMES[k]: list(v) for k, v in SPACE.items()},
         "objective": "time",
-        "schedlab": {
-            "hardware": hw.name,
-            "noise_sigma": noise,
-            "seed": seed,
-            "time_unit": "ms",
-            "noise_model": ("time = model_time * exp(noise_sigma * z), one z ~ N(0, 1) per launchable config, "
-                            "drawn by numpy.random.default_rng([0, seed]) over the launchable configs in "
-                            "schedlab.SPACE order (as schedlab.search.Measurer); 'InvalidConfig': cannot launch"),
-        },
+        "schedlab": {"hardware": hw.name, "time_unit": "ms", **(note or {})},
         "cache": cache,
     }
 

@@ -50,7 +50,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .analysis import as_mnk, landscape
-from .export import TRITON_NAMES, cache_document, write_json
+from .export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
 from .hardware import H100_TC, Hardware
 from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace
 from .space import SPACE, GemmConfig
@@ -118,13 +118,13 @@ def _seeded_latin_hypercube(seed: int):
         scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = unseeded
 
 
-def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, noise: float, hw: Hardware) -> list[int]:
+def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
     from kernel_tuner import tune_cache
 
     land = landscape(mnk, hw)
     keys = [TRITON_NAMES[k] for k in SPACE]
     with tempfile.TemporaryDirectory() as folder:
-        path = write_json(cache_document(mnk, noise, seed, hw), Path(folder) / "cache.json")
+        path = write_json(cache_from_times(mnk, measured_s, hw), Path(folder) / "cache.json")
         saved = random.getstate(), np.random.get_state()
         random.seed(_seed32(seed))
         np.random.seed(_seed32(seed))
@@ -150,12 +150,11 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, noise: float
     return order
 
 
-def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, noise: float, hw: Hardware) -> list[int]:
+def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
     import optuna
 
     samplers = {"tpe": optuna.samplers.TPESampler, "cmaes": optuna.samplers.CmaEsSampler}
     land = landscape(mnk, hw)
-    full = Measurer(mnk, budget=len(land.configs), seed=seed, noise=noise, hw=hw)  # looks up, charges nothing here
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed)))
     order, seen = [], set()
@@ -171,7 +170,7 @@ def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, noise: float, 
         if i not in seen:
             seen.add(i)
             order.append(i)
-        study.tell(trial, math.log(full.measure(i)))
+        study.tell(trial, math.log(measured_s[i]))
     return order
 
 
@@ -195,7 +194,7 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
     mnk = as_mnk(shape)
     m = Measurer(mnk, budget=budget, seed=seed, noise=noise, hw=hw)  # validates the arguments
     runner = _kernel_tuner_order if library == "kernel_tuner" else _optuna_order
-    order = runner(strategy, mnk, m.budget, m.seed, m.noise, hw)
+    order = runner(strategy, mnk, m.budget, m.seed, measured_times_s(mnk, m.noise, m.seed, hw), hw)
     for i in order:  # the rules, enforced: raises on a repeat charged twice or a budget overrun
         m.measure(i)
     return np.array(m.order, dtype=np.int64)
