@@ -65,6 +65,8 @@ __all__ = [
     "TunerRuns",
     "record_runs",
     "load_runs",
+    "tuner_core",
+    "recorded_cores",
 ]
 
 #: Kernel Tuner strategies run here (their names in ``kernel_tuner``'s strategy map).
@@ -300,3 +302,65 @@ def load_runs(path) -> TunerRuns:
         return TunerRuns(shape=tuple(int(x) for x in f["shape"]), names=tuple(str(x) for x in f["names"]),
                          seeds=tuple(int(x) for x in f["seeds"]), budget=int(f["budget"]), noise=float(f["noise"]),
                          hw_name=str(f["hw_name"]), versions=str(f["versions"]), orders=f["orders"].astype(np.int64))
+
+
+def _runner(name: str):
+    library, strategy = _check_name(name)
+    run = _kernel_tuner_order if library == "kernel_tuner" else _optuna_order
+    return lambda mnk, budget, seed, measured_s, hw: run(strategy, mnk, budget, seed, measured_s, hw)
+
+
+def tuner_core(name: str):
+    """A strategy core (the contract of :func:`schedlab.search.run_seeds`) that runs tuner ``name`` live.
+
+    Seed row ``s`` meets the machine ``context.times * factors[s]``: the tuner's cache
+    file (Kernel Tuner) or objective (Optuna) holds exactly those times.
+    """
+    run = _runner(name)
+
+    def core(context, seeds, budget, factors, **_):
+        order = np.full((len(seeds), budget), -1, dtype=np.int64)
+        for row, (seed, fac) in enumerate(zip(seeds, factors)):
+            o = run(context.mnk, budget, int(seed), context.times * fac, context.land.hw)
+            order[row, :len(o)] = o
+        return order, None
+
+    core.__name__ = core.__qualname__ = f"tuner_core_{name}"
+    return core
+
+
+def recorded_cores(runs) -> dict:
+    """Strategy cores that replay recorded runs instead of running the tuners (name -> core).
+
+    ``runs`` is an iterable of :class:`TunerRuns` (one per shape). A core asked for a
+    shape, seed, budget or noise that was not recorded raises ``ValueError`` naming it
+    (and the command that records it) rather than silently running the tuner for minutes.
+    """
+    by_shape = {}
+    for r in runs:
+        if not isinstance(r, TunerRuns):
+            raise ValueError(f"runs must hold TunerRuns, got {type(r).__name__}")
+        by_shape[r.shape] = r
+    if not by_shape:
+        raise ValueError("runs must hold at least one TunerRuns")
+    names = set.intersection(*(set(r.names) for r in by_shape.values()))
+
+    def make(name):
+        def core(context, seeds, budget, factors, **_):
+            r = by_shape.get(context.mnk)
+            where = "x".join(map(str, context.mnk))
+            if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
+                raise ValueError(f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
+                                 f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}")
+            order = np.full((len(seeds), budget), -1, dtype=np.int64)
+            for row, (seed, fac) in enumerate(zip(seeds, factors)):
+                if not np.array_equal(context.times * fac, measured_times_s(context.mnk, r.noise, seed, context.land.hw)):
+                    raise ValueError(f"{name} on {where}: runs were recorded with noise {r.noise:g}, not this noise")
+                o = r.order(name, seed)
+                order[row, :len(o)] = o
+            return order, None
+
+        core.__name__ = core.__qualname__ = f"recorded_core_{name}"
+        return core
+
+    return {name: make(name) for name in TUNERS if name in names}
