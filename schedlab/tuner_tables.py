@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .analysis import landscape
+from .landscapes import corner_optimum, good_set
 from .render import MISSING, STRATEGY_LABELS, Table, fmt_config, fmt_ratio, fmt_trials, shape_short
 from .stats import Interval, bootstrap_interval, sign_test
 from .triton_configs import ListResult
 
-__all__ = ["TUNER_LABELS", "label", "fmt_interval", "interval_table", "sign_table", "list_table"]
+__all__ = ["TUNER_LABELS", "label", "fmt_interval", "interval_table", "median_table", "sign_table", "list_table",
+           "landscape_table"]
 
 #: Tuner name in :data:`schedlab.tuners.TUNERS` -> how the page names it.
 TUNER_LABELS = {
@@ -78,6 +81,17 @@ def interval_table(comparison, shape, strategies=None) -> Table:
     return Table(title, ("策略", "中位数", "90% 分位数", "到达比例"), rows)
 
 
+def median_table(comparison, shapes, strategies=None) -> Table:
+    """The median of trials-to-goal with its bootstrap 95 % interval: one row per strategy, one column per shape."""
+    names = comparison.strategies if strategies is None else tuple(strategies)
+    shapes = tuple(comparison.shapes[comparison.shape_index(s)] for s in shapes)
+    rows = [(label(name),) + tuple(fmt_interval(bootstrap_interval(_trials(comparison, s, name))) for s in shapes)
+            for name in names]
+    title = (f"中位数 [95% 自助法区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）；"
+             f"{MISSING} 表示预算内没到")
+    return Table(title, ("策略",) + tuple(shape_short(s) for s in shapes), rows)
+
+
 def sign_table(comparison, shape, pairs) -> Table:
     """Paired sign tests on the same seeds: for each ``(a, b)``, who needed fewer trials, and the p-value."""
     rows = []
@@ -103,3 +117,23 @@ def list_table(results) -> Table:
     return Table("整张列表测一遍：列了几个、能启动几个（就是测量次数）、列表里最好的 / 最优，和噪声下留下的那个 / 最优",
                  ("列表", "列出", "能启动（测量）", "列表最好", "留下的（中位数）", "在 5% 以内的种子"), rows)
 
+
+
+def landscape_table(groups) -> Table:
+    """Groups of shapes sharing a good set (:func:`schedlab.landscapes.distinct_landscapes`), one row each.
+
+    Examples
+    --------
+    >>> from schedlab import LECTURE_SHAPES
+    >>> from schedlab.landscapes import distinct_landscapes
+    >>> t = landscape_table(distinct_landscapes(LECTURE_SHAPES))
+    >>> [row[1:] for row in t.rows]
+    [('15', '(256, 128, 32, 8, 4, 1)', '是'), ('162', '(16, 16, 128, 1, 4, 1)', '是')]
+    """
+    rows = []
+    for group in groups:
+        best = landscape(group[0]).best
+        rows.append(("、".join(shape_short(s) for s in group), str(len(good_set(group[0]))),
+                     fmt_config(best), "是" if corner_optimum(group[0]) else "否"))
+    return Table("好配置集合相同的形状算一种地形：每行一种（好配置 = 离最优 5% 以内）",
+                 ("形状", "好配置个数", "最优（之一）", "最优在角上"), rows)
