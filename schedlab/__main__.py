@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from . import render
+from . import cli_tuners, render
 from .analysis import LECTURE_SHAPES, landscape, sensitivity, space_summary, transfer
 from .console import print_header, print_observations, print_render_table
 from .hardware import H100_TC
@@ -428,6 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "learned cost model and buckets" section at the end
+    cli_tuners.add_parsers(sub)  # export, tuners
     return parser
 
 
