@@ -40,21 +40,25 @@ from .hardware import H100_TC, Hardware
 from .search import DEFAULT_NOISE, Measurer
 from .space import SPACE, GemmConfig
 
-__all__ = ["TUTORIAL_CONFIGS", "INDUCTOR_MM_CONFIGS", "inductor_configs", "ListResult", "measure_list", "top_k"]
+__all__ = ["TUTORIAL_FP16_CONFIGS", "TUTORIAL_FP8_CONFIGS", "TUTORIAL_CONFIGS", "INDUCTOR_MM_CONFIGS", "inductor_configs", "ListResult", "measure_list", "top_k"]
 
 
 def _cfg(bm, bn, bk, group, stages, warps) -> GemmConfig:
     return GemmConfig(bm=bm, bn=bn, bk=bk, warps=warps, stages=stages, group=group)
 
 
-#: Triton tutorial 03's CUDA autotune list: (BLOCK_SIZE_M, _N, _K, GROUP_SIZE_M, num_stages, num_warps).
-TUTORIAL_CONFIGS = tuple(_cfg(*c) for c in [
+#: Triton tutorial 03's CUDA autotune list for fp16: (BLOCK_SIZE_M, _N, _K, GROUP_SIZE_M, num_stages, num_warps).
+TUTORIAL_FP16_CONFIGS = tuple(_cfg(*c) for c in [
     (128, 256, 64, 8, 3, 8), (64, 256, 32, 8, 4, 4), (128, 128, 32, 8, 4, 4), (128, 64, 32, 8, 4, 4),
     (64, 128, 32, 8, 4, 4), (128, 32, 32, 8, 4, 4), (64, 32, 32, 8, 5, 2), (32, 64, 32, 8, 5, 2),
-    # "Good config for fp8 inputs."
+])
+#: The same list's entries under the comment "Good config for fp8 inputs."
+TUTORIAL_FP8_CONFIGS = tuple(_cfg(*c) for c in [
     (128, 256, 128, 8, 3, 8), (256, 128, 128, 8, 3, 8), (256, 64, 128, 8, 4, 4), (64, 256, 128, 8, 4, 4),
     (128, 128, 128, 8, 4, 4), (128, 64, 64, 8, 4, 4), (64, 128, 64, 8, 4, 4), (128, 32, 64, 8, 4, 4),
 ])
+#: The whole list, in the tutorial's order: what ``@triton.autotune(configs=get_autotune_config())`` measures.
+TUTORIAL_CONFIGS = TUTORIAL_FP16_CONFIGS + TUTORIAL_FP8_CONFIGS
 
 #: Inductor's mm_configs: (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps), group_m = 8.
 INDUCTOR_MM_CONFIGS = tuple(_cfg(bm, bn, bk, 8, s, w) for bm, bn, bk, s, w in [
