@@ -289,6 +289,11 @@ def _reread_pages_with_index_entries(app, env, added, changed, removed):
 
 def setup(app):
     _hold_build_lock()  # before Sphinx loads the pickled environment that other builds write
+    # The html build's record of its inputs (.buildinfo) holds the package sources' hash: `make html`
+    # reads the pages in its doctest step, into the environment both builds share, so after an edit
+    # under schedlab/ the html step found nothing to re-read, and pages whose sources had not changed
+    # kept their old output. A changed hash makes the html builder write every page again.
+    app.add_config_value("schedlab_sources_hash", SCHEDLAB_HASH, "html")
     app.connect("builder-inited", _prepare_execution_cache)
     # Workarounds that reach into other packages, each applied only on the versions it was checked on.
     if _checked_on("sphinx", "9.", "the zh search's stemmer name, the stale-image pruning (env.images) and the "
