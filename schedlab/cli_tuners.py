@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from .export import cache_document, t4_document, write_json
-from .hardware import H100_TC
 from .search import DEFAULT_BUDGET, DEFAULT_NOISE, MAX_NOISE
 from .tuners import TUNERS, record_runs
 
@@ -49,10 +48,10 @@ def _noise(text: str) -> float:
 
 def cmd_export(args) -> int:
     shape = (args.M, args.N, args.K)
-    out = write_json(cache_document(shape, args.noise, args.seed, H100_TC), args.output)
+    out = write_json(cache_document(shape, args.noise, args.seed, None), args.output)
     print(f"Kernel Tuner 缓存文件 / cache file: {out}")
     if args.t4 is not None:
-        print(f"T4 结果 / T4 results: {write_json(t4_document(shape, args.noise, args.seed, H100_TC), args.t4)}")
+        print(f"T4 结果 / T4 results: {write_json(t4_document(shape, args.noise, args.seed, None), args.t4)}")
     return 0
 
 
@@ -65,7 +64,7 @@ def cmd_tuners(args) -> int:
     def progress(done, total, label):
         print(f"\r{done}/{total} {label}", end="", file=sys.stderr, flush=True)
 
-    runs = record_runs(shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, H100_TC,
+    runs = record_runs(shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None,
                        progress=progress)
     print(file=sys.stderr)
     print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")

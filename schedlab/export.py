@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import as_mnk, landscape
-from .hardware import H100_TC, Hardware
+from .hardware import Hardware, check_hardware
 from .search import DEFAULT_NOISE, Measurer
 from .space import SPACE, all_configs
 
@@ -56,7 +56,7 @@ _INVALID = "InvalidConfig"  # Kernel Tuner's marker of a configuration that fail
 _MS_PER_S = 1e3
 
 
-def measured_times_s(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware = H100_TC) -> np.ndarray:
+def measured_times_s(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware | None = None) -> np.ndarray:
     """What :class:`~schedlab.search.Measurer` measures for every launchable config (seconds).
 
     Read through a Measurer whose budget covers every config, so the exported file and
@@ -77,7 +77,7 @@ def _device_name(hw: Hardware) -> str:
     return f"schedlab model of {hw.name}"
 
 
-def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware = H100_TC) -> dict:
+def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware | None = None) -> dict:
     """One shape's landscape as a Kernel Tuner cache file (a JSON-ready dict).
 
     Parameters
@@ -109,13 +109,14 @@ def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardw
                             {"noise_sigma": noise, "seed": seed, "noise_model": noise_model})
 
 
-def cache_from_times(shape, measured_s, hw: Hardware = H100_TC, note=None) -> dict:
+def cache_from_times(shape, measured_s, hw: Hardware | None = None, note=None) -> dict:
     """A Kernel Tuner cache of ``shape`` whose launchable config ``i`` measured ``measured_s[i]`` seconds.
 
     :func:`cache_document` passes the Measurer's values; :mod:`schedlab.tuners` passes a
     strategy core's ``times * factors``. ``note`` (a dict) joins the ``schedlab`` block.
     """
     mnk = as_mnk(shape)
+    hw = check_hardware(hw)
     land = landscape(mnk, hw)
     measured_ms = np.asarray(measured_s, dtype=float) * _MS_PER_S
     if measured_ms.shape != land.time_s.shape or not np.all(measured_ms > 0):
@@ -147,7 +148,7 @@ def cache_from_times(shape, measured_s, hw: Hardware = H100_TC, note=None) -> di
     }
 
 
-def t4_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware = H100_TC) -> dict:
+def t4_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware | None = None) -> dict:
     """The same results in the T4 autotuning-results schema (version 1.0.0), as Kernel Tuner writes them.
 
     Each configuration of the grid is one result: ``invalidity`` is ``"correct"`` for a

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .analysis import Shape, as_mnk, landscape
-from .hardware import H100_TC, Hardware
+from .hardware import Hardware
 from .space import SPACE, GemmConfig
 
 __all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "corner_optimum"]
@@ -35,7 +35,7 @@ MID_BOX_SHAPES = (
 _TIE = 1 + 1e-9  # time / best at or below this is "as fast as the best"
 
 
-def good_set(shape, factor: float = 1.05, hw: Hardware = H100_TC) -> frozenset[GemmConfig]:
+def good_set(shape, factor: float = 1.05, hw: Hardware | None = None) -> frozenset[GemmConfig]:
     """The configs within ``factor`` of ``shape``'s optimum (its plateau).
 
     Examples
@@ -47,7 +47,7 @@ def good_set(shape, factor: float = 1.05, hw: Hardware = H100_TC) -> frozenset[G
     return frozenset(land.configs[i] for i in np.flatnonzero(land.ratio <= factor * (1 + 1e-12)))
 
 
-def distinct_landscapes(shapes, factor: float = 1.05, hw: Hardware = H100_TC) -> tuple[tuple, ...]:
+def distinct_landscapes(shapes, factor: float = 1.05, hw: Hardware | None = None) -> tuple[tuple, ...]:
     """Group ``shapes`` by good set, in first-seen order: each group is one test of a tuner.
 
     Examples
@@ -79,7 +79,7 @@ def _at_edge(index, cfg: GemmConfig) -> bool:
     return True
 
 
-def corner_optimum(shape, hw: Hardware = H100_TC) -> bool:
+def corner_optimum(shape, hw: Hardware | None = None) -> bool:
     """Whether some optimal config of ``shape`` sits at a corner of the pruned knob box.
 
     Examples

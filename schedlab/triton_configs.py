@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .analysis import as_mnk, landscape
-from .hardware import H100_TC, Hardware
+from .hardware import Hardware, check_hardware
 from .search import DEFAULT_NOISE, Measurer
 from .space import SPACE, GemmConfig
 
@@ -117,7 +117,7 @@ class ListResult:
 
 
 def measure_list(shape, configs, seeds=range(100), noise: float = DEFAULT_NOISE,
-                 hw: Hardware = H100_TC) -> ListResult:
+                 hw: Hardware | None = None) -> ListResult:
     """Measure every launchable config of ``configs`` once per seed and keep the fastest measured.
 
     Examples
@@ -127,6 +127,7 @@ def measure_list(shape, configs, seeds=range(100), noise: float = DEFAULT_NOISE,
     (16, True, True)
     """
     mnk = as_mnk(shape)
+    hw = check_hardware(hw)
     land = landscape(mnk, hw)
     configs = tuple(dict.fromkeys(configs))
     for c in configs:
@@ -148,7 +149,7 @@ def measure_list(shape, configs, seeds=range(100), noise: float = DEFAULT_NOISE,
 
 
 def top_k(shape, k: int = 10, guide_s=None, configs=None, seeds=range(100), noise: float = DEFAULT_NOISE,
-          hw: Hardware = H100_TC) -> ListResult:
+          hw: Hardware | None = None) -> ListResult:
     """``prune_configs_by`` with a perf model: rank ``configs`` by ``guide_s``, measure the best ``k``.
 
     Parameters

@@ -38,11 +38,13 @@ overrun) raises instead of being reported.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import random
-from contextlib import contextmanager
 import tempfile
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -51,7 +53,7 @@ import numpy as np
 
 from .analysis import as_mnk, landscape
 from .export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
-from .hardware import H100_TC, Hardware
+from .hardware import Hardware, check_hardware
 from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace
 from .space import SPACE, GemmConfig
 
@@ -67,6 +69,7 @@ __all__ = [
     "load_runs",
     "tuner_core",
     "recorded_cores",
+    "hardware_fields",
 ]
 
 #: Kernel Tuner strategies run here (their names in ``kernel_tuner``'s strategy map).
@@ -177,7 +180,7 @@ def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np
 
 
 def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                hw: Hardware = H100_TC) -> np.ndarray:
+                hw: Hardware | None = None) -> np.ndarray:
     """Launchable-config indices a tuner measures, in order, each once (at most ``budget``).
 
     Parameters
@@ -194,6 +197,7 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
     """
     library, strategy = _check_name(name)
     mnk = as_mnk(shape)
+    hw = check_hardware(hw)
     m = Measurer(mnk, budget=budget, seed=seed, noise=noise, hw=hw)  # validates the arguments
     runner = _kernel_tuner_order if library == "kernel_tuner" else _optuna_order
     order = runner(strategy, mnk, m.budget, m.seed, measured_times_s(mnk, m.noise, m.seed, hw), hw)
@@ -203,7 +207,7 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
 
 
 def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-              hw: Hardware = H100_TC) -> SearchTrace:
+              hw: Hardware | None = None) -> SearchTrace:
     """One run of a real tuner as a :class:`~schedlab.search.SearchTrace` (see :func:`tuner_order`).
 
     Examples
@@ -243,6 +247,7 @@ class TunerRuns:
     budget: int
     noise: float
     hw_name: str
+    hw_fields: str  # every field of the machine, as JSON: the runs hold only for this machine
     versions: str
     orders: np.ndarray = field(repr=False)  # (names, seeds, budget) launchable indices, -1 padded
 
@@ -259,9 +264,15 @@ class TunerRuns:
         """Write the runs to ``path`` (``.npz``)."""
         path = Path(path)
         np.savez_compressed(path, shape=np.array(self.shape), names=np.array(self.names), seeds=np.array(self.seeds),
-                            budget=self.budget, noise=self.noise, hw_name=self.hw_name, versions=self.versions,
+                            budget=self.budget, noise=self.noise, hw_name=self.hw_name, hw_fields=self.hw_fields,
+                            versions=self.versions,
                             orders=self.orders)
         return path
+
+
+def hardware_fields(hw: Hardware | None = None) -> str:
+    """Every field of ``hw`` (default: the current default machine) as JSON, to tell machines apart."""
+    return json.dumps(dataclasses.asdict(check_hardware(hw)), sort_keys=True, default=str)
 
 
 def _versions() -> str:
@@ -271,7 +282,7 @@ def _versions() -> str:
 
 
 def record_runs(shape, names=tuple(TUNERS), seeds=range(50), budget: int = DEFAULT_BUDGET,
-                noise: float = DEFAULT_NOISE, hw: Hardware = H100_TC, progress=None) -> TunerRuns:
+                noise: float = DEFAULT_NOISE, hw: Hardware | None = None, progress=None) -> TunerRuns:
     """Run every tuner in ``names`` for every seed on ``shape`` and keep the orders.
 
     ``progress(done, total, label)``, if given, is called after each run.
@@ -283,6 +294,7 @@ def record_runs(shape, names=tuple(TUNERS), seeds=range(50), budget: int = DEFAU
     if not names or not seeds:
         raise ValueError("names and seeds must each hold at least one entry")
     mnk = as_mnk(shape)
+    hw = check_hardware(hw)
     orders = np.full((len(names), len(seeds), budget), -1, dtype=np.int16)
     total, done = len(names) * len(seeds), 0
     for j, name in enumerate(names):
@@ -293,7 +305,7 @@ def record_runs(shape, names=tuple(TUNERS), seeds=range(50), budget: int = DEFAU
             if progress is not None:
                 progress(done, total, f"{name} seed {seed}")
     return TunerRuns(shape=mnk, names=names, seeds=seeds, budget=budget, noise=float(noise), hw_name=hw.name,
-                     versions=_versions(), orders=orders)
+                     hw_fields=hardware_fields(hw), versions=_versions(), orders=orders)
 
 
 def load_runs(path) -> TunerRuns:
@@ -301,7 +313,8 @@ def load_runs(path) -> TunerRuns:
     with np.load(Path(path), allow_pickle=False) as f:
         return TunerRuns(shape=tuple(int(x) for x in f["shape"]), names=tuple(str(x) for x in f["names"]),
                          seeds=tuple(int(x) for x in f["seeds"]), budget=int(f["budget"]), noise=float(f["noise"]),
-                         hw_name=str(f["hw_name"]), versions=str(f["versions"]), orders=f["orders"].astype(np.int64))
+                         hw_name=str(f["hw_name"]), hw_fields=str(f["hw_fields"]), versions=str(f["versions"]),
+                         orders=f["orders"].astype(np.int64))
 
 
 def _runner(name: str):
@@ -349,6 +362,9 @@ def recorded_cores(runs) -> dict:
         def core(context, seeds, budget, factors, **_):
             r = by_shape.get(context.mnk)
             where = "x".join(map(str, context.mnk))
+            if r is not None and r.hw_fields != hardware_fields(context.land.hw):
+                raise ValueError(f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters "
+                                 f"than this machine's; they hold only for the machine they were recorded on")
             if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
                 raise ValueError(f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
                                  f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}")
