@@ -70,6 +70,8 @@ __all__ = [
     "tuner_core",
     "recorded_cores",
     "hardware_fields",
+    "BOOK_DATA",
+    "book_runs",
 ]
 
 #: Kernel Tuner strategies run here (their names in ``kernel_tuner``'s strategy map).
@@ -86,6 +88,8 @@ TUNERS = MappingProxyType({
 })
 
 _STRATEGY_STREAM = 1  # as schedlab.search: stream 1 seeds a strategy's own choices
+#: Where the search page's recorded runs live: ``book/data`` of the repository this package sits in.
+BOOK_DATA = Path(__file__).resolve().parent.parent / "book" / "data"
 
 
 def _seed32(seed: int) -> int:
@@ -380,3 +384,18 @@ def recorded_cores(runs) -> dict:
         return core
 
     return {name: make(name) for name in TUNERS if name in names}
+
+
+def book_runs(folder=None) -> tuple[TunerRuns, ...]:
+    """Every ``tuner-runs-*.npz`` in ``folder`` (default :data:`BOOK_DATA`), whatever the working directory.
+
+    Examples
+    --------
+    >>> sorted(r.shape for r in book_runs())[-1]
+    (4096, 4096, 4096)
+    """
+    folder = BOOK_DATA if folder is None else Path(folder)
+    paths = sorted(folder.glob("tuner-runs-*.npz"))
+    if not paths:
+        raise ValueError(f"no recorded runs (tuner-runs-*.npz) in {folder}; record them with python -m schedlab tuners")
+    return tuple(load_runs(p) for p in paths)

@@ -9,7 +9,6 @@ checked by regenerating a sample.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +16,10 @@ import pytest
 from schedlab import landscape
 from schedlab.export import measured_times_s
 from schedlab.search import trials_to_within
-from schedlab.tuners import TUNERS, load_runs, record_runs, run_tuner, tuner_order
+from schedlab.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
 
 SQUARE = (4096, 4096, 4096)
-DATA = Path(__file__).resolve().parent.parent / "book" / "data"
+DATA = BOOK_DATA
 
 
 @pytest.mark.parametrize("name", list(TUNERS))
