@@ -68,6 +68,7 @@ def measured_times_s(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Har
     >>> bool((t == landscape((4096, 4096, 4096)).time_s).all())
     True
     """
+    hw = check_hardware(hw)
     n = len(landscape(shape, hw).configs)
     m = Measurer(shape, budget=n, seed=seed, noise=noise, hw=hw)
     return np.array([m.measure(i) for i in range(n)])

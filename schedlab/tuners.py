@@ -220,6 +220,7 @@ def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noi
     >>> len(t), len(set(t.configs)), t == run_tuner("kt_greedy_ils", (4096, 4096, 4096), budget=40, seed=0)
     (40, 40, True)
     """
+    hw = check_hardware(hw)
     order = tuner_order(name, shape, budget, seed, noise, hw)
     land = landscape(shape, hw)
     full = Measurer(shape, budget=len(land.configs), seed=seed, noise=noise, hw=hw)
