@@ -31,9 +31,12 @@ use for their own choices; the global ``random`` / ``numpy.random`` states are r
 afterwards, and scipy's Latin hypercube, which two Kernel Tuner strategies build
 unseeded, draws from the same seed while they run. The same seed gives the same trace.
 
-The order a tuner measured is replayed through a :class:`~schedlab.search.Measurer`, so
-a tuner that broke the rules (a repeat charged, an unlaunchable config, the budget
-overrun) raises instead of being reported.
+A tuner that broke the rules (a config measured twice, an unlaunchable one, the budget
+overrun) raises instead of being reported: :func:`tuner_order` replays its order through a
+:class:`~schedlab.search.Measurer`, and :func:`tuner_core` -- the entry for compare's
+strategy registry (``cores={**CORES, name: tuner_core(name)}``) -- is checked by
+:func:`schedlab.search.run_seeds`. :func:`recorded_cores` replays runs recorded once
+(:func:`record_runs`), since a page build cannot afford the tuners' minutes.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ import numpy as np
 from .analysis import as_mnk, landscape
 from .export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
 from .hardware import Hardware, check_hardware
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, run_strategy
 from .space import SPACE, GemmConfig
 
 __all__ = [
@@ -212,7 +215,10 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
 
 def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
               hw: Hardware | None = None) -> SearchTrace:
-    """One run of a real tuner as a :class:`~schedlab.search.SearchTrace` (see :func:`tuner_order`).
+    """One run of a real tuner as a :class:`~schedlab.search.SearchTrace`.
+
+    :func:`schedlab.search.run_strategy` with this tuner's :func:`tuner_core`: the same trace
+    the chapter's own strategies give, its order checked against the measuring rules.
 
     Examples
     --------
@@ -220,20 +226,8 @@ def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noi
     >>> len(t), len(set(t.configs)), t == run_tuner("kt_greedy_ils", (4096, 4096, 4096), budget=40, seed=0)
     (40, 40, True)
     """
-    hw = check_hardware(hw)
-    order = tuner_order(name, shape, budget, seed, noise, hw)
-    land = landscape(shape, hw)
-    full = Measurer(shape, budget=len(land.configs), seed=seed, noise=noise, hw=hw)
-    measured = np.array([full.measure(i) for i in order])
-    # after each measurement, the config with the lowest measured time so far (the first on ties)
-    before = np.concatenate([[np.inf], np.minimum.accumulate(measured)[:-1]])
-    believed = order[np.maximum.accumulate(np.where(measured < before, np.arange(len(order)), 0))]
-    arrays = order, measured, land.time_s[order], land.time_s[believed]
-    for a in arrays:
-        a.flags.writeable = False
-    return SearchTrace(strategy=name, shape=land.shape, seed=seed, budget=budget, noise=float(noise),
-                       configs=tuple(land.configs[i] for i in order), indices=arrays[0], measured_s=arrays[1],
-                       true_s=arrays[2], best_so_far_s=arrays[3], optimum_s=land.best_time_s)
+    _check_name(name)
+    return run_strategy(name, shape, budget, seed, noise, hw, cores={name: tuner_core(name)})
 
 
 @dataclass(frozen=True, eq=False)
