@@ -341,13 +341,20 @@ def tuner_core(name: str):
     return core
 
 
-def recorded_cores(runs) -> dict:
+def recorded_cores(runs, other_machine: str = "raise") -> dict:
     """Strategy cores that replay recorded runs instead of running the tuners (name -> core).
 
     ``runs`` is an iterable of :class:`TunerRuns` (one per shape). A core asked for a
     shape, seed, budget or noise that was not recorded raises ``ValueError`` naming it
     (and the command that records it) rather than silently running the tuner for minutes.
+
+    ``other_machine`` says what happens when the default machine is not the one the runs
+    were recorded on (any hardware field differs): ``"raise"`` (``ValueError``), or
+    ``"warn"``: replay anyway with a ``RuntimeWarning`` saying the numbers do not hold --
+    what a page does so that its build runs on to the doctest guards that catch it.
     """
+    if other_machine not in ("raise", "warn"):
+        raise ValueError(f"other_machine must be 'raise' or 'warn', got {other_machine!r}")
     by_shape = {}
     for r in runs:
         if not isinstance(r, TunerRuns):
@@ -362,8 +369,12 @@ def recorded_cores(runs) -> dict:
             r = by_shape.get(context.mnk)
             where = "x".join(map(str, context.mnk))
             if r is not None and r.hw_fields != hardware_fields(context.land.hw):
-                raise ValueError(f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters "
-                                 f"than this machine's; they hold only for the machine they were recorded on")
+                message = (f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters than this "
+                           f"machine's; they hold only for the machine they were recorded on (re-record them with: "
+                           f"python -m schedlab tuners {' '.join(map(str, context.mnk))})")
+                if other_machine == "raise":
+                    raise ValueError(message)
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
             if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
                 raise ValueError(f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
                                  f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}")

@@ -48,3 +48,9 @@ def test_recorded_cores_refuse_what_was_not_recorded(runs):
     with using(dataclasses.replace(H100_TC, clock_hz=H100_TC.clock_hz * 1.1)):
         with pytest.raises(ValueError, match="other parameters"):
             compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, cores=cores)
+        warned = {**CORES, **recorded_cores([runs], other_machine="warn")}
+        with pytest.warns(RuntimeWarning, match="other parameters"):
+            c = compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, cores=warned)
+        assert c.trials.shape == (1, 1, 1)
+    with pytest.raises(ValueError, match="other_machine"):
+        recorded_cores([runs], other_machine="ignore")
