@@ -57,7 +57,7 @@ import numpy as np
 from .analysis import as_mnk, landscape
 from .export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
 from .hardware import Hardware, check_hardware
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, run_strategy
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
 from .space import SPACE, GemmConfig
 
 __all__ = [
@@ -380,7 +380,7 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
                                  f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}")
             order = np.full((len(seeds), budget), -1, dtype=np.int64)
             for row, (seed, fac) in enumerate(zip(seeds, factors)):
-                if not np.array_equal(context.times * fac, measured_times_s(context.mnk, r.noise, seed, context.land.hw)):
+                if not np.array_equal(fac, noise_factors(seed, r.noise, context.n_configs)):
                     raise ValueError(f"{name} on {where}: runs were recorded with noise {r.noise:g}, not this noise")
                 o = r.order(name, seed)
                 order[row, :len(o)] = o
