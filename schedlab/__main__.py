@@ -10,6 +10,8 @@
     python -m schedlab buckets 4096 4096 --M-max 512 --tol 0.05
     python -m schedlab top 4096 4096 4096 --gpu a100-sxm4   # any subcommand on another GPU
     python -m schedlab gpus --sources --gpu h100-sxm         # the GPU profiles, and one's sources
+    python -m schedlab export 4096 4096 4096 -o cache.json     # a Kernel Tuner cache file
+    python -m schedlab tuners 4096 4096 4096 --seeds 50       # record the real tuners' runs
 
 The demos themselves are :mod:`schedlab.demos`; this module holds the command line
 (argparse) and the tools. Every number printed comes from :mod:`schedlab.analysis` /
@@ -26,7 +28,7 @@ import sys
 
 import numpy as np
 
-from . import buckets, render
+from . import buckets, cli_tuners, render
 from .analysis import LLAMA8B_PROJECTIONS, landscape
 from .compare import compare
 from .console import print_render_table
@@ -216,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "buckets" section at the end
+    cli_tuners.add_parsers(sub)  # export, tuners (schedlab.cli_tuners)
 
     p = sub.add_parser("gpus", help="模型里的几块 GPU 和它们的主要参数 / the GPU profiles",
                        description="列出模型里的 GPU 参数集（--gpu 可选的名字）和每块的主要参数；--sources 再列出 --gpu 所选那块"

@@ -1,0 +1,104 @@
+"""The ``export`` and ``tuners`` subcommands of ``python -m schedlab``.
+
+::
+
+    python -m schedlab export 4096 4096 4096 -o cache.json            # a Kernel Tuner cache file
+    python -m schedlab export 4096 4096 4096 --noise 0 --t4 t4.json   # and T4 results
+    python -m schedlab tuners 4096 4096 4096 --seeds 50 -o book/data/tuner-runs-4096x4096x4096.npz
+
+``tuners`` records the real tuners' runs (:func:`schedlab.tuners.record_runs`) that the
+search page replays; it is the documented command that regenerates ``book/data``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .export import cache_document, t4_document, write_json
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, MAX_NOISE
+from .tuners import TUNERS, record_runs
+
+__all__ = ["add_parsers"]
+
+#: Most seeds ``tuners`` records (each seed runs every tuner: seconds per seed).
+MAX_TUNER_SEEDS = 1000
+
+
+def _count(text: str, low: int, high: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{what} must be in {low} … {high}, got {value}")
+    return value
+
+
+def _noise(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"noise must be a number, got {text!r}") from None
+    if not 0 <= value <= MAX_NOISE:
+        raise argparse.ArgumentTypeError(f"noise must be in [0, {MAX_NOISE:g}], got {text}")
+    return value
+
+
+def cmd_export(args) -> int:
+    shape = (args.M, args.N, args.K)
+    out = write_json(cache_document(shape, args.noise, args.seed, None), args.output)
+    print(f"Kernel Tuner 缓存文件 / cache file: {out}")
+    if args.t4 is not None:
+        print(f"T4 结果 / T4 results: {write_json(t4_document(shape, args.noise, args.seed, None), args.t4)}")
+    return 0
+
+
+def cmd_tuners(args) -> int:
+    shape = (args.M, args.N, args.K)
+    output = args.output or Path(f"tuner-runs-{args.M}x{args.N}x{args.K}.npz")
+    if not Path(output).parent.is_dir():
+        raise ValueError(f"output's folder does not exist: {Path(output).parent}")
+
+    def progress(done, total, label):
+        print(f"\r{done}/{total} {label}", end="", file=sys.stderr, flush=True)
+
+    runs = record_runs(shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None,
+                       progress=progress)
+    print(file=sys.stderr)
+    print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """Add ``export`` and ``tuners`` to the subcommands ``sub`` of :func:`schedlab.__main__.build_parser`."""
+    shape_help = "GEMM 的 {}（正整数）"
+    p = sub.add_parser("export", help="把一个形状的地形写成 Kernel Tuner 缓存文件 / a landscape as a Kernel Tuner cache",
+                       description="把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"
+                                   "写成 Kernel Tuner 的缓存文件，不能启动的标为 InvalidConfig；任何调优器都可以用"
+                                   " kernel_tuner.tune_cache 在上面跑。 / Write the landscape as a Kernel Tuner cache file.")
+    for name in ("M", "N", "K"):
+        p.add_argument(name, type=int, help=shape_help.format(name))
+    p.add_argument("-o", "--output", type=Path, default=Path("cache.json"), help="输出文件（默认 cache.json）")
+    p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE,
+                   help=f"对数正态噪声的 σ（默认 {DEFAULT_NOISE:g}；0 写模型时间） / noise sigma")
+    p.add_argument("--seed", type=lambda t: _count(t, 0, 2**32 - 1, "seed"), default=0, help="噪声的种子（默认 0）")
+    p.add_argument("--t4", type=Path, default=None, help="另写一份 T4 格式的结果 / also write T4 results here")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("tuners", help="记录真实调优器在一个形状上的运行 / record real tuners' runs",
+                       description="在 M×N×K 上让 Kernel Tuner 的策略（模拟模式）和 Optuna 的采样器按本讲的规则各跑"
+                                   " --seeds 个种子，把每次测量的顺序存成 .npz（搜索一页读它）。很慢：每个种子几十秒。"
+                                   " / Record the real tuners' measurement orders (slow).")
+    for name in ("M", "N", "K"):
+        p.add_argument(name, type=int, help=shape_help.format(name))
+    p.add_argument("--seeds", type=lambda t: _count(t, 1, MAX_TUNER_SEEDS, "seeds"), default=50,
+                   help="种子数 0 … n−1（默认 50）")
+    p.add_argument("--budget", type=lambda t: _count(t, 1, 10**6, "budget"), default=DEFAULT_BUDGET,
+                   help=f"每次最多测几个配置（默认 {DEFAULT_BUDGET}）")
+    p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE, help=f"噪声 σ（默认 {DEFAULT_NOISE:g}）")
+    p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME",
+                   help=f"只跑这些（默认全部）：{', '.join(TUNERS)}")
+    p.add_argument("-o", "--output", type=Path, default=None, help="输出 .npz（默认 tuner-runs-MxNxK.npz）")
+    p.set_defaults(func=cmd_tuners)

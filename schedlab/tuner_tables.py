@@ -1,0 +1,139 @@
+"""Tables of the search chapter's statistics: intervals, paired tests, Triton's config lists.
+
+Each function takes computed results (a comparison, sign tests, measured lists) and
+returns a :class:`schedlab.render.Table` of short strings; the numbers come from
+:mod:`schedlab.stats`, :mod:`schedlab.tuners` and :mod:`schedlab.triton_configs`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .analysis import landscape
+from .landscapes import corner_optimum, good_set
+from .render import MISSING, STRATEGY_LABELS, Table, fmt_config, fmt_ratio, fmt_trials, shape_short
+from .stats import Interval, bootstrap_interval, sign_test
+from .triton_configs import ListResult
+
+__all__ = ["TUNER_LABELS", "label", "fmt_interval", "interval_table", "median_table", "sign_table", "list_table",
+           "landscape_table"]
+
+#: Tuner name in :data:`schedlab.tuners.TUNERS` -> how the page names it.
+TUNER_LABELS = {
+    "kt_bayes_opt": "Kernel Tuner bayes_opt",
+    "kt_diff_evo": "Kernel Tuner diff_evo",
+    "kt_simulated_annealing": "Kernel Tuner simulated_annealing",
+    "kt_genetic_algorithm": "Kernel Tuner genetic_algorithm",
+    "kt_greedy_ils": "Kernel Tuner greedy_ils",
+    "kt_random_sample": "Kernel Tuner random_sample",
+    "optuna_tpe": "Optuna TPE",
+    "optuna_cmaes": "Optuna CMA-ES",
+}
+
+
+def label(strategy: str) -> str:
+    """The page's name for a strategy of ours or a real tuner.
+
+    Examples
+    --------
+    >>> label("model"), label("optuna_tpe")
+    ('代价模型引导', 'Optuna TPE')
+    """
+    return STRATEGY_LABELS.get(strategy) or TUNER_LABELS.get(strategy) or strategy
+
+
+def fmt_interval(iv: Interval, percent: bool = False) -> str:
+    """``est [low, high]`` with ``—`` for an infinite end; shares as whole percentages.
+
+    Examples
+    --------
+    >>> fmt_interval(Interval(18.0, 17.0, 20.0)), fmt_interval(Interval(37.0, 30.0, float('inf')))
+    ('18 [17, 20]', '37 [30, —]')
+    >>> fmt_interval(Interval(0.7, 0.6, 0.78), percent=True)
+    '70% [60, 78]'
+    """
+    if percent:
+        return f"{100 * iv.estimate:.0f}% [{100 * iv.low:.0f}, {100 * iv.high:.0f}]"
+    return f"{fmt_trials(iv.estimate)} [{fmt_trials(iv.low)}, {fmt_trials(iv.high)}]"
+
+
+def _trials(comparison, shape, strategy) -> np.ndarray:
+    return comparison.trials[comparison.shape_index(shape), comparison.strategy_index(strategy)]
+
+
+def interval_table(comparison, shape, strategies=None) -> Table:
+    """Median, p90 and reach of trials-to-goal for each strategy on one shape, with bootstrap 95 % intervals.
+
+    Rows in the order given (default: the comparison's), sorted by nothing: the
+    intervals, not the order of the rows, say which differences are real.
+    """
+    names = comparison.strategies if strategies is None else tuple(strategies)
+    rows = []
+    for name in names:
+        t = _trials(comparison, shape, name)
+        rows.append((label(name), fmt_interval(bootstrap_interval(t, "median")),
+                     fmt_interval(bootstrap_interval(t, "p90")),
+                     fmt_interval(bootstrap_interval(np.isfinite(t), "share"), percent=True)))
+    goal = f"{100 * (comparison.factor - 1):.6g}%"
+    title = (f"{shape_short(comparison.shapes[comparison.shape_index(shape)])}：测多少次，相信的最优才真的在 {goal} 以内"
+             f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。每格：估计 [95% 自助法区间]；"
+             f"{MISSING} 表示预算内没到")
+    return Table(title, ("策略", "中位数", "90% 分位数", "到达比例"), rows)
+
+
+def median_table(comparison, shapes, strategies=None) -> Table:
+    """The median of trials-to-goal with its bootstrap 95 % interval: one row per strategy, one column per shape."""
+    names = comparison.strategies if strategies is None else tuple(strategies)
+    shapes = tuple(comparison.shapes[comparison.shape_index(s)] for s in shapes)
+    rows = [(label(name),) + tuple(fmt_interval(bootstrap_interval(_trials(comparison, s, name))) for s in shapes)
+            for name in names]
+    title = (f"中位数 [95% 自助法区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）；"
+             f"{MISSING} 表示预算内没到")
+    return Table(title, ("策略",) + tuple(shape_short(s) for s in shapes), rows)
+
+
+def sign_table(comparison, shape, pairs) -> Table:
+    """Paired sign tests on the same seeds: for each ``(a, b)``, who needed fewer trials, and the p-value."""
+    rows = []
+    for a, b in pairs:
+        st = sign_test(_trials(comparison, shape, a), _trials(comparison, shape, b))
+        rows.append((label(a), label(b), str(st.wins), str(st.losses), str(st.ties), f"{st.p_value:.2g}"))
+    title = "同一批种子上两两比较（符号检验，双侧）：各自用的次数更少的种子数，和 p 值"
+    return Table(title, ("A", "B", "A 更少", "B 更少", "一样", "p"), rows)
+
+
+def list_table(results) -> Table:
+    """Config lists measured whole: cost, the list's best, and what the tuner keeps over seeds.
+
+    ``results`` maps a row label to a :class:`~schedlab.triton_configs.ListResult`.
+    """
+    rows = []
+    for name, r in results.items():
+        if not isinstance(r, ListResult):
+            raise ValueError(f"results must map labels to ListResult, got {type(r).__name__} for {name!r}")
+        med = float(np.median(r.ratios))
+        rows.append((name, str(r.n_listed), str(r.n_launchable), fmt_ratio(r.best_ratio), fmt_ratio(med),
+                     f"{100 * r.reached():.0f}%"))
+    return Table("整张列表测一遍：列了几个、能启动几个（就是测量次数）、列表里最好的 / 最优，和噪声下留下的那个 / 最优",
+                 ("列表", "列出", "能启动（测量）", "列表最好", "留下的（中位数）", "在 5% 以内的种子"), rows)
+
+
+
+def landscape_table(groups) -> Table:
+    """Groups of shapes sharing a good set (:func:`schedlab.landscapes.distinct_landscapes`), one row each.
+
+    Examples
+    --------
+    >>> from schedlab import LECTURE_SHAPES
+    >>> from schedlab.landscapes import distinct_landscapes
+    >>> t = landscape_table(distinct_landscapes(LECTURE_SHAPES))
+    >>> [row[1:] for row in t.rows]
+    [('15', '(256, 128, 32, 8, 4, 1)', '是'), ('162', '(16, 16, 128, 1, 4, 1)', '是')]
+    """
+    rows = []
+    for group in groups:
+        best = landscape(group[0]).best
+        rows.append(("、".join(shape_short(s) for s in group), str(len(good_set(group[0]))),
+                     fmt_config(best), "是" if corner_optimum(group[0]) else "否"))
+    return Table("好配置集合相同的形状算一种地形：每行一种（好配置 = 离最优 5% 以内）",
+                 ("形状", "好配置个数", "最优（之一）", "最优在角上"), rows)

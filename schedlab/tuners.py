@@ -1,0 +1,407 @@
+"""Tuners people use, run under this chapter's rules: Kernel Tuner strategies and Optuna samplers.
+
+Each tuner here is a strategy like those of :mod:`schedlab.search`: a function of
+``(shape, budget, seed, noise, hw)`` that returns a :class:`~schedlab.search.SearchTrace`,
+under the same rules:
+
+- the same budget of *unique launchable* measurements;
+- the same noise stream: configuration ``i`` measured with seed ``s`` takes the value
+  :class:`~schedlab.search.Measurer` returns for it (one lognormal factor per config);
+- unlaunchable configurations cost nothing: they are pruned before measuring.
+
+**Kernel Tuner** (:data:`KERNEL_TUNER_STRATEGIES`) runs in simulation mode: the shape's
+landscape, with seed ``s``'s measured times, is written as a Kernel Tuner cache file
+(:func:`schedlab.export.cache_document`) and ``kernel_tuner.tune_cache`` replays the
+strategy on it with ``max_fevals = budget``. Kernel Tuner counts unique evaluations of
+configurations that pass its restrictions -- the same count -- and the cache marks the
+unlaunchable ones ``InvalidConfig``, which it prunes. Every strategy runs with its
+default options.
+
+**Optuna** (:data:`OPTUNA_SAMPLERS`: TPE and CMA-ES) runs ask-and-tell: each knob is an
+integer position in its ``SPACE`` values (``suggest_int``, so a sampler can use the order;
+CMA-ES needs it), the objective is log(measured time). A proposal that cannot launch is
+told as failed (no measurement, no information); one measured before is told its cached
+value for free. Optuna samplers propose repeats freely, so a run stops after
+``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent.
+(Optuna's GP sampler needs PyTorch, not a dependency here.)
+
+Seeds: both libraries draw from global or sampler RNGs seeded from
+``numpy.random.SeedSequence([1, seed])`` -- the stream :mod:`schedlab.search`'s strategies
+use for their own choices; the global ``random`` / ``numpy.random`` states are restored
+afterwards, and scipy's Latin hypercube, which two Kernel Tuner strategies build
+unseeded, draws from the same seed while they run. The same seed gives the same trace.
+
+A tuner that broke the rules (a config measured twice, an unlaunchable one, the budget
+overrun) raises instead of being reported: :func:`tuner_order` replays its order through a
+:class:`~schedlab.search.Measurer`, and :func:`tuner_core` -- the entry for compare's
+strategy registry (``cores={**CORES, name: tuner_core(name)}``) -- is checked by
+:func:`schedlab.search.run_seeds`. :func:`recorded_cores` replays runs recorded once
+(:func:`record_runs`), since a page build cannot afford the tuners' minutes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+import tempfile
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+
+from .analysis import as_mnk, landscape
+from .export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
+from .hardware import Hardware, check_hardware
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
+from .space import SPACE, GemmConfig
+
+__all__ = [
+    "KERNEL_TUNER_STRATEGIES",
+    "OPTUNA_SAMPLERS",
+    "OPTUNA_ASKS_PER_MEASUREMENT",
+    "TUNERS",
+    "tuner_order",
+    "run_tuner",
+    "TunerRuns",
+    "record_runs",
+    "load_runs",
+    "tuner_core",
+    "recorded_cores",
+    "hardware_fields",
+    "BOOK_DATA",
+    "book_runs",
+]
+
+#: Kernel Tuner strategies run here (their names in ``kernel_tuner``'s strategy map).
+KERNEL_TUNER_STRATEGIES = ("bayes_opt", "diff_evo", "simulated_annealing", "genetic_algorithm", "greedy_ils",
+                           "random_sample")
+#: Optuna samplers run here.
+OPTUNA_SAMPLERS = ("tpe", "cmaes")
+#: An Optuna run stops after this many proposals per unit of budget (repeats and unlaunchable ones are free).
+OPTUNA_ASKS_PER_MEASUREMENT = 4
+#: Tuner name -> (library, strategy) in the order the comparison reports them.
+TUNERS = MappingProxyType({
+    **{f"kt_{s}": ("kernel_tuner", s) for s in KERNEL_TUNER_STRATEGIES},
+    **{f"optuna_{s}": ("optuna", s) for s in OPTUNA_SAMPLERS},
+})
+
+_STRATEGY_STREAM = 1  # as schedlab.search: stream 1 seeds a strategy's own choices
+#: Where the search page's recorded runs live: ``book/data`` of the repository this package sits in.
+BOOK_DATA = Path(__file__).resolve().parent.parent / "book" / "data"
+
+
+def _seed32(seed: int) -> int:
+    return int(np.random.SeedSequence([_STRATEGY_STREAM, seed]).generate_state(1)[0])
+
+
+def _check_name(name) -> tuple[str, str]:
+    if name not in TUNERS:
+        raise ValueError(f"tuner must be one of {tuple(TUNERS)}, got {name!r}")
+    return TUNERS[name]
+
+
+@contextmanager
+def _seeded_latin_hypercube(seed: int):
+    """Make scipy's ``LatinHypercube`` draw from one seeded generator while Kernel Tuner runs.
+
+    ``bayes_opt`` (its initial sample) and ``diff_evo`` (its initial population, through
+    ``Searchspace.get_LHS_sample``) build a ``LatinHypercube`` without a seed, which
+    draws fresh OS entropy: the only source of randomness in the strategies run here
+    that the global ``random`` / ``numpy.random`` seeds do not reach.
+    """
+    import scipy.stats.qmc
+    from kernel_tuner.strategies import bayes_opt
+
+    rng = np.random.default_rng(seed)
+    unseeded = scipy.stats.qmc.LatinHypercube
+
+    def seeded(d, **kwargs):
+        return unseeded(d, rng=rng, **kwargs)
+
+    scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = seeded
+    try:
+        yield
+    finally:
+        scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = unseeded
+
+
+def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
+    from kernel_tuner import tune_cache
+
+    land = landscape(mnk, hw)
+    keys = [TRITON_NAMES[k] for k in SPACE]
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_json(cache_from_times(mnk, measured_s, hw), Path(folder) / "cache.json")
+        saved = random.getstate(), np.random.get_state()
+        random.seed(_seed32(seed))
+        np.random.seed(_seed32(seed))
+        try:
+            with _seeded_latin_hypercube(_seed32(seed)), warnings.catch_warnings():
+                # scikit-learn's GP (bayes_opt) warns when a kernel length scale hits its bound
+                warnings.filterwarnings("ignore", module="sklearn")
+                # a matmul's knobs are not CUDA thread-block dimensions: nothing to warn about
+                warnings.filterwarnings("ignore", message="None of the tunable parameters specify thread block")
+                results, _ = tune_cache(str(path), strategy=strategy, strategy_options={"max_fevals": budget},
+                                        quiet=True, verbose=False)
+        finally:
+            random.setstate(saved[0])
+            np.random.set_state(saved[1])
+    order, seen = [], set()
+    for r in results:  # every evaluation in order, repeats (served from Kernel Tuner's cache) included
+        if "__error__" in r:
+            raise RuntimeError(f"Kernel Tuner {strategy} measured a config that cannot launch: {r}")
+        i = land.index[GemmConfig(*(r[k] for k in keys))]
+        if i not in seen:
+            seen.add(i)
+            order.append(i)
+    return order
+
+
+def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
+    import optuna
+
+    samplers = {"tpe": optuna.samplers.TPESampler, "cmaes": optuna.samplers.CmaEsSampler}
+    land = landscape(mnk, hw)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed)))
+    order, seen = [], set()
+    for _ in range(OPTUNA_ASKS_PER_MEASUREMENT * budget):
+        if len(order) == budget:
+            break
+        trial = study.ask()
+        cfg = GemmConfig(*(values[trial.suggest_int(knob, 0, len(values) - 1)] for knob, values in SPACE.items()))
+        i = land.index.get(cfg)
+        if i is None:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            continue
+        if i not in seen:
+            seen.add(i)
+            order.append(i)
+        study.tell(trial, math.log(measured_s[i]))
+    return order
+
+
+def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+                hw: Hardware | None = None) -> np.ndarray:
+    """Launchable-config indices a tuner measures, in order, each once (at most ``budget``).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`TUNERS` (``"kt_bayes_opt"``, ``"optuna_tpe"``, ...).
+    shape, budget, seed, noise, hw
+        As in :func:`schedlab.search.random_search`.
+
+    Returns
+    -------
+    ndarray of int
+        Indices into ``landscape(shape, hw).configs``, replayed through a Measurer.
+    """
+    library, strategy = _check_name(name)
+    mnk = as_mnk(shape)
+    hw = check_hardware(hw)
+    m = Measurer(mnk, budget=budget, seed=seed, noise=noise, hw=hw)  # validates the arguments
+    runner = _kernel_tuner_order if library == "kernel_tuner" else _optuna_order
+    order = runner(strategy, mnk, m.budget, m.seed, measured_times_s(mnk, m.noise, m.seed, hw), hw)
+    for i in order:  # the rules, enforced: raises on a repeat charged twice or a budget overrun
+        m.measure(i)
+    return np.array(m.order, dtype=np.int64)
+
+
+def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+              hw: Hardware | None = None) -> SearchTrace:
+    """One run of a real tuner as a :class:`~schedlab.search.SearchTrace`.
+
+    :func:`schedlab.search.run_strategy` with this tuner's :func:`tuner_core`: the same trace
+    the chapter's own strategies give, its order checked against the measuring rules.
+
+    Examples
+    --------
+    >>> t = run_tuner("kt_greedy_ils", (4096, 4096, 4096), budget=40, seed=0)
+    >>> len(t), len(set(t.configs)), t == run_tuner("kt_greedy_ils", (4096, 4096, 4096), budget=40, seed=0)
+    (40, 40, True)
+    """
+    _check_name(name)
+    return run_strategy(name, shape, budget, seed, noise, hw, cores={name: tuner_core(name)})
+
+
+@dataclass(frozen=True, eq=False)
+class TunerRuns:
+    """Recorded tuner runs on one shape: the order each (tuner, seed) measured, ``-1`` padded.
+
+    The real tuners take seconds per run (Kernel Tuner's ``bayes_opt`` about 4 s, Optuna's
+    TPE about 5 s), too slow for a page build; :func:`record_runs` runs them once and
+    :meth:`save` / :func:`load_runs` keep the orders in a small ``.npz`` file. An order
+    replays to the same :class:`~schedlab.search.SearchTrace` the live run gives.
+    """
+
+    shape: tuple[int, int, int]
+    names: tuple[str, ...]
+    seeds: tuple[int, ...]
+    budget: int
+    noise: float
+    hw_name: str
+    hw_fields: str  # every field of the machine, as JSON: the runs hold only for this machine
+    versions: str
+    orders: np.ndarray = field(repr=False)  # (names, seeds, budget) launchable indices, -1 padded
+
+    def order(self, name: str, seed: int) -> np.ndarray:
+        """The recorded order of ``name`` with ``seed`` (padding dropped)."""
+        if name not in self.names:
+            raise ValueError(f"name must be one of {self.names}, got {name!r}")
+        if seed not in self.seeds:
+            raise ValueError(f"seed {seed!r} was not recorded (seeds {self.seeds[0]}..{self.seeds[-1]})")
+        row = self.orders[self.names.index(name), self.seeds.index(seed)]
+        return row[row >= 0]
+
+    def save(self, path) -> Path:
+        """Write the runs to ``path`` (``.npz``)."""
+        path = Path(path)
+        np.savez_compressed(path, shape=np.array(self.shape), names=np.array(self.names), seeds=np.array(self.seeds),
+                            budget=self.budget, noise=self.noise, hw_name=self.hw_name, hw_fields=self.hw_fields,
+                            versions=self.versions,
+                            orders=self.orders)
+        return path
+
+
+def hardware_fields(hw: Hardware | None = None) -> str:
+    """Every field of ``hw`` (default: the current default machine) as JSON, to tell machines apart."""
+    return json.dumps(dataclasses.asdict(check_hardware(hw)), sort_keys=True, default=str)
+
+
+def _versions() -> str:
+    from importlib.metadata import version
+
+    return f"kernel_tuner {version('kernel_tuner')}, optuna {version('optuna')}"
+
+
+def record_runs(shape, names=tuple(TUNERS), seeds=range(50), budget: int = DEFAULT_BUDGET,
+                noise: float = DEFAULT_NOISE, hw: Hardware | None = None, progress=None) -> TunerRuns:
+    """Run every tuner in ``names`` for every seed on ``shape`` and keep the orders.
+
+    ``progress(done, total, label)``, if given, is called after each run.
+    """
+    names = tuple(names)
+    for name in names:
+        _check_name(name)
+    seeds = tuple(int(s) for s in seeds)
+    if not names or not seeds:
+        raise ValueError("names and seeds must each hold at least one entry")
+    mnk = as_mnk(shape)
+    hw = check_hardware(hw)
+    orders = np.full((len(names), len(seeds), budget), -1, dtype=np.int16)
+    total, done = len(names) * len(seeds), 0
+    for j, name in enumerate(names):
+        for k, seed in enumerate(seeds):
+            o = tuner_order(name, mnk, budget, seed, noise, hw)
+            orders[j, k, :len(o)] = o
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name} seed {seed}")
+    return TunerRuns(shape=mnk, names=names, seeds=seeds, budget=budget, noise=float(noise), hw_name=hw.name,
+                     hw_fields=hardware_fields(hw), versions=_versions(), orders=orders)
+
+
+def load_runs(path) -> TunerRuns:
+    """Read runs written by :meth:`TunerRuns.save`."""
+    with np.load(Path(path), allow_pickle=False) as f:
+        return TunerRuns(shape=tuple(int(x) for x in f["shape"]), names=tuple(str(x) for x in f["names"]),
+                         seeds=tuple(int(x) for x in f["seeds"]), budget=int(f["budget"]), noise=float(f["noise"]),
+                         hw_name=str(f["hw_name"]), hw_fields=str(f["hw_fields"]), versions=str(f["versions"]),
+                         orders=f["orders"].astype(np.int64))
+
+
+def _runner(name: str):
+    library, strategy = _check_name(name)
+    run = _kernel_tuner_order if library == "kernel_tuner" else _optuna_order
+    return lambda mnk, budget, seed, measured_s, hw: run(strategy, mnk, budget, seed, measured_s, hw)
+
+
+def tuner_core(name: str):
+    """A strategy core (the contract of :func:`schedlab.search.run_seeds`) that runs tuner ``name`` live.
+
+    Seed row ``s`` meets the machine ``context.times * factors[s]``: the tuner's cache
+    file (Kernel Tuner) or objective (Optuna) holds exactly those times.
+    """
+    run = _runner(name)
+
+    def core(context, seeds, budget, factors, **_):
+        order = np.full((len(seeds), budget), -1, dtype=np.int64)
+        for row, (seed, fac) in enumerate(zip(seeds, factors)):
+            o = run(context.mnk, budget, int(seed), context.times * fac, context.land.hw)
+            order[row, :len(o)] = o
+        return order, None
+
+    core.__name__ = core.__qualname__ = f"tuner_core_{name}"
+    return core
+
+
+def recorded_cores(runs, other_machine: str = "raise") -> dict:
+    """Strategy cores that replay recorded runs instead of running the tuners (name -> core).
+
+    ``runs`` is an iterable of :class:`TunerRuns` (one per shape). A core asked for a
+    shape, seed, budget or noise that was not recorded raises ``ValueError`` naming it
+    (and the command that records it) rather than silently running the tuner for minutes.
+
+    ``other_machine`` says what happens when the default machine is not the one the runs
+    were recorded on (any hardware field differs): ``"raise"`` (``ValueError``), or
+    ``"warn"``: replay anyway with a ``RuntimeWarning`` saying the numbers do not hold --
+    what a page does so that its build runs on to the doctest guards that catch it.
+    """
+    if other_machine not in ("raise", "warn"):
+        raise ValueError(f"other_machine must be 'raise' or 'warn', got {other_machine!r}")
+    by_shape = {}
+    for r in runs:
+        if not isinstance(r, TunerRuns):
+            raise ValueError(f"runs must hold TunerRuns, got {type(r).__name__}")
+        by_shape[r.shape] = r
+    if not by_shape:
+        raise ValueError("runs must hold at least one TunerRuns")
+    names = set.intersection(*(set(r.names) for r in by_shape.values()))
+
+    def make(name):
+        def core(context, seeds, budget, factors, **_):
+            r = by_shape.get(context.mnk)
+            where = "x".join(map(str, context.mnk))
+            if r is not None and r.hw_fields != hardware_fields(context.land.hw):
+                message = (f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters than this "
+                           f"machine's; they hold only for the machine they were recorded on (re-record them with: "
+                           f"python -m schedlab tuners {' '.join(map(str, context.mnk))})")
+                if other_machine == "raise":
+                    raise ValueError(message)
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
+            if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
+                raise ValueError(f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
+                                 f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}")
+            order = np.full((len(seeds), budget), -1, dtype=np.int64)
+            for row, (seed, fac) in enumerate(zip(seeds, factors)):
+                if not np.array_equal(fac, noise_factors(seed, r.noise, context.n_configs)):
+                    raise ValueError(f"{name} on {where}: runs were recorded with noise {r.noise:g}, not this noise")
+                o = r.order(name, seed)
+                order[row, :len(o)] = o
+            return order, None
+
+        core.__name__ = core.__qualname__ = f"recorded_core_{name}"
+        return core
+
+    return {name: make(name) for name in TUNERS if name in names}
+
+
+def book_runs(folder=None) -> tuple[TunerRuns, ...]:
+    """Every ``tuner-runs-*.npz`` in ``folder`` (default :data:`BOOK_DATA`), whatever the working directory.
+
+    Examples
+    --------
+    >>> sorted(r.shape for r in book_runs())[-1]
+    (4096, 4096, 4096)
+    """
+    folder = BOOK_DATA if folder is None else Path(folder)
+    paths = sorted(folder.glob("tuner-runs-*.npz"))
+    if not paths:
+        raise ValueError(f"no recorded runs (tuner-runs-*.npz) in {folder}; record them with python -m schedlab tuners")
+    return tuple(load_runs(p) for p in paths)

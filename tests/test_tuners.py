@@ -1,0 +1,90 @@
+"""Real tuners (Kernel Tuner, Optuna) under the chapter's rules, and their recorded runs.
+
+Each tuner's order is replayed through a Measurer inside ``tuner_order`` (a repeat or an
+overrun raises there); here the traces are checked against the landscape and the noise
+stream directly, seeds are checked to reproduce, and the recorded runs in book/data are
+checked by regenerating a sample.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from schedlab import landscape
+from schedlab.export import measured_times_s
+from schedlab.search import trials_to_within
+from schedlab.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
+
+SQUARE = (4096, 4096, 4096)
+DATA = BOOK_DATA
+
+
+@pytest.mark.parametrize("name", list(TUNERS))
+def test_every_tuner_measures_launchable_configs_once_within_budget(name):
+    budget = 30
+    trace = run_tuner(name, (2048, 2048, 512), budget=budget, seed=3)
+    land = landscape((2048, 2048, 512))
+    assert 0 < len(trace) <= budget
+    assert len(set(trace.configs)) == len(trace)
+    assert all(c in land.index for c in trace.configs)
+    # same noise stream as the chapter's strategies: config i measured with seed 3
+    measured = measured_times_s((2048, 2048, 512), seed=3)
+    assert np.array_equal(trace.measured_s, measured[trace.indices])
+    # the belief is the best measured so far, scored by its true time
+    k = len(trace) // 2
+    best = trace.indices[int(np.argmin(trace.measured_s[:k + 1]))]
+    assert trace.best_so_far_s[k] == land.time_s[best]
+
+
+@pytest.mark.parametrize("name", list(TUNERS))
+def test_same_seed_same_order_and_global_rng_untouched(name):
+    random.seed(123)
+    np.random.seed(123)
+    before = random.random(), np.random.random()
+    random.seed(123)
+    np.random.seed(123)
+    a = tuner_order(name, SQUARE, budget=25, seed=5)
+    after = random.random(), np.random.random()
+    assert before == after  # the caller's global random states are restored
+    b = tuner_order(name, SQUARE, budget=25, seed=5)
+    c = tuner_order(name, SQUARE, budget=25, seed=6)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_unknown_tuner_and_bad_budget_are_named():
+    with pytest.raises(ValueError, match="tuner must be one of"):
+        tuner_order("kt_nelder_mead", SQUARE)
+    with pytest.raises(ValueError, match="budget"):
+        tuner_order("kt_random_sample", SQUARE, budget=0)
+
+
+def test_recorded_runs_round_trip(tmp_path):
+    runs = record_runs((16, 4096, 4096), names=["kt_random_sample", "kt_greedy_ils"], seeds=[0, 1], budget=12)
+    again = load_runs(runs.save(tmp_path / "runs.npz"))
+    assert again.names == runs.names and again.seeds == runs.seeds and again.shape == (16, 4096, 4096)
+    assert np.array_equal(again.order("kt_greedy_ils", 1), tuner_order("kt_greedy_ils", (16, 4096, 4096), 12, 1))
+    with pytest.raises(ValueError, match="was not recorded"):
+        again.order("kt_greedy_ils", 2)
+
+
+#: The recorded runs the search page reads (book/searching.md), one file per shape.
+RECORDED = ("tuner-runs-4096x4096x4096.npz", "tuner-runs-256x4096x4096.npz", "tuner-runs-16x4096x4096.npz")
+
+
+def test_the_recorded_runs_are_all_there():
+    assert sorted(p.name for p in DATA.glob("tuner-runs-*.npz")) == sorted(RECORDED)
+
+
+@pytest.mark.parametrize("path", [DATA / name for name in RECORDED], ids=lambda p: p.stem)
+def test_book_data_regenerates(path):
+    """A sample of the recorded runs the page reads is what the tuners do today (same library versions)."""
+    runs = load_runs(path)
+    for name in ("kt_diff_evo", "kt_simulated_annealing", "optuna_cmaes"):
+        seed = runs.seeds[-1]
+        live = tuner_order(name, runs.shape, runs.budget, seed, runs.noise)
+        assert np.array_equal(runs.order(name, seed), live), (
+            f"{name} seed {seed} differs from {path.name} (recorded with {runs.versions}): regenerate it")
