@@ -53,6 +53,7 @@ import numpy as np
 
 from . import learned, search
 from .analysis import as_mnk, landscape
+from .caching import memoised
 from .hardware import H100_TC, Hardware, check_hardware
 from .space import SPACE, check_sequence, config_array
 
@@ -129,7 +130,13 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
     """
     sigma = _check_sigma(sigma)
     seed = search._check_int("seed", seed, 0)
-    idx = _knob_index(config_array(configs))
+    return _field(_knob_index(config_array(configs)), sigma, seed)
+
+
+def _field(idx: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """:func:`effects_field` of the configurations whose ``SPACE`` positions are ``idx`` (checked arguments)."""
+    if sigma == 0:
+        return np.ones(len(idx))
     rng = np.random.default_rng([_FIELD_STREAM, seed])
     tile = rng.standard_normal(_SIZES[:2])
     kernel = rng.standard_normal(_SIZES[:4])
@@ -150,12 +157,11 @@ class Truth:
 
     name: str
     hw: Hardware
+    kind: str  # "field" (the model on hw times an effects field) or "machine" (hw's model times)
     sigma: float = 0.0
 
     def factor(self, configs, seed: int) -> np.ndarray:
         """Per configuration, the truth's time over ``hw``'s model time for ``seed``."""
-        if self.sigma == 0:
-            return np.ones(len(configs))
         return effects_field(configs, self.sigma, seed)
 
 
@@ -168,13 +174,13 @@ def field_truth(sigma: float, hw: Hardware = H100_TC) -> Truth:
     'σ = 5 %'
     """
     sigma = _check_sigma(sigma)
-    return Truth(name=f"σ = {100 * sigma:g} %", hw=check_hardware(hw), sigma=sigma)
+    return Truth(name=f"σ = {100 * sigma:g} %", hw=check_hardware(hw), kind="field", sigma=sigma)
 
 
 def machine_truth(hw: Hardware) -> Truth:
     """The model's times on another machine (guides still use the lecture's ``H100_TC``)."""
     hw = check_hardware(hw)
-    return Truth(name=hw.name, hw=hw)
+    return Truth(name=hw.name, hw=hw, kind="machine")
 
 
 def guide_ranking(guide: str, shape, hw: Hardware = H100_TC, guide_hw: Hardware = H100_TC) -> np.ndarray:
@@ -192,20 +198,24 @@ def guide_ranking(guide: str, shape, hw: Hardware = H100_TC, guide_hw: Hardware 
     >>> land.configs[order[0]] == land.best
     True
     """
-    land = landscape(as_mnk(shape), hw)
-    if guide == "top-k model":
-        glands = landscape(land.shape, guide_hw)
-        score = np.array([glands.time_of(c) for c in land.configs])
-    elif guide == "top-k learned":
-        train = _training_shapes(land.shape)
-        model = learned.fit(train, hw=guide_hw)
-        score = model.predict_log_time(land.configs, land.shape)
-        if hw != guide_hw:
-            glands = landscape(land.shape, guide_hw)
-            score = np.where([c in glands.index for c in land.configs], score, np.inf)
-    else:
+    if guide not in ("top-k model", "top-k learned"):
         raise ValueError(f"guide must be 'top-k model' or 'top-k learned', got {guide!r}")
-    return np.argsort(score, kind="stable")
+    return _ranking(guide, as_mnk(shape), check_hardware(hw), check_hardware(guide_hw))
+
+
+@memoised(maxsize=64)
+def _ranking(guide: str, mnk: tuple[int, int, int], hw: Hardware, guide_hw: Hardware) -> np.ndarray:
+    land = landscape(mnk, hw)
+    glands = landscape(mnk, guide_hw)
+    if guide == "top-k model":
+        score = np.array([glands.time_of(c) for c in land.configs])
+    else:
+        model = learned.fit(_training_shapes(mnk), hw=guide_hw)
+        score = model.predict_log_time(land.configs, mnk)
+        score = np.where([c in glands.index for c in land.configs], score, np.inf)
+    order = np.argsort(score, kind="stable")
+    order.flags.writeable = False
+    return order
 
 
 def _training_shapes(mnk) -> tuple:
@@ -340,7 +350,8 @@ def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = se
         ctx = search._ctx(mnk, truth.hw)
         n = ctx.space.n
         b = min(budget, n)
-        world = np.stack([truth.factor(ctx.space.values, s) for s in seeds])  # truth / model, per seed
+        idx = _knob_index(ctx.space.values)
+        world = np.stack([_field(idx, truth.sigma, s) for s in seeds])  # truth / model, per seed
         true_s = ctx.times[None, :] * world
         optimum = true_s.min(axis=1, keepdims=True)
         factors = world * np.stack([search._noise_factors(s, noise, n) for s in seeds])
