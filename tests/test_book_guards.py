@@ -65,7 +65,7 @@ def perturb():
 def test_every_page_has_doctests_and_they_pass_unperturbed():
     results = run_book_doctests()
     assert set(results) >= {"index.md", "space.md", "landscape.md", "shapes.md", "sensitivity.md", "searching.md",
-                            "buckets.md", "model.md"}
+                            "guides.md", "buckets.md", "model.md"}
     for page, (failed, tried) in results.items():
         assert tried > 0, f"{page} has no doctest guarding its numbers"
         assert failed == 0, f"{page}: {failed} of {tried} doctests fail on the unperturbed model"
@@ -76,19 +76,23 @@ def test_every_page_has_doctests_and_they_pass_unperturbed():
     [
         # pruning: a smaller shared-memory limit changes the launchable count and the reasons
         # (and so the space every search strategy walks)
-        ({"smem_limit": 200 * 1024}, {"index.md", "space.md", "searching.md"}),
+        # (and the guides page's: every tuner walks that space, the corners are its vertices)
+        ({"smem_limit": 200 * 1024}, {"index.md", "space.md", "searching.md", "guides.md"}),
         # a 10 % faster clock changes every time and TFLOPS figure (and the local searches' trial
         # counts, and where coordinate descent gets stuck; and the baselines' regrets and the bucket covers)
+        # (the guides page's trials: the blind tuners' under every truth, the learned guide's ranking)
         ({"clock_hz": H100_TC.clock_hz * 1.1}, {"landscape.md", "model.md", "shapes.md", "searching.md",
-                                                 "buckets.md"}),
+                                                 "buckets.md", "guides.md"}),
         # half the L2 bandwidth changes which tiles win (and every strategy's trials to 5 %, and which
         # configurations cover the decode M)
         ({"l2_bw_bytes_per_s": H100_TC.l2_bw_bytes_per_s / 2}, {"landscape.md", "sensitivity.md", "searching.md",
-                                                                 "buckets.md"}),
-        # fewer SMs: more waves for the same blocks (the model page's wave count, every TFLOPS figure)
-        ({"n_sm": 114}, {"landscape.md", "model.md", "shapes.md"}),
-        # half the HBM bandwidth: the memory-bound decode shape slows down (its TFLOPS, the transfer matrix)
-        ({"hbm_bw_bytes_per_s": H100_TC.hbm_bw_bytes_per_s / 2}, {"shapes.md"}),
+                                                                 "buckets.md", "guides.md"}),
+        # fewer SMs: more waves for the same blocks (the model page's wave count, every TFLOPS figure;
+        # the guides page's plateaus and trials)
+        ({"n_sm": 114}, {"landscape.md", "model.md", "shapes.md", "guides.md"}),
+        # half the HBM bandwidth: the memory-bound decode shape slows down (its TFLOPS, the transfer matrix;
+        # the guides page's decode study and its H200 comparison)
+        ({"hbm_bw_bytes_per_s": H100_TC.hbm_bw_bytes_per_s / 2}, {"shapes.md", "guides.md"}),
     ],
     ids=["smem_limit", "clock", "l2_bandwidth", "n_sm", "hbm_bandwidth"],
 )
