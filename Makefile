@@ -9,7 +9,7 @@ SPHINX := $(BIN)/sphinx-build -c . -d _build/doctrees -T -W --keep-going -j auto
 # The pages guard their numbers with doctests: `make html` runs them (the doctest builder) first,
 # and again only when one of their inputs changed since they last passed.
 DOCTESTS_PASSED := _build/doctest/passed
-DOCTEST_INPUTS := conf.py $(wildcard book/*.md) $(wildcard schedlab/*.py)
+DOCTEST_INPUTS := conf.py $(wildcard book/*.md) $(wildcard schedlab/*.py schedlab/*/*.py)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium

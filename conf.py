@@ -279,20 +279,28 @@ def _drop_stale_images(app, exception):
 
 
 def _reread_pages_with_index_entries(app, env, added, changed, removed):
-    """Re-read the glossary on every build: Sphinx's search index keeps the index entries (glossary
-    terms) only of the pages it writes, so a rebuild that skipped the unchanged glossary dropped its
-    terms from ``searchindex.js`` and differed from a clean build."""
-    return ["glossary"] if "glossary" in env.found_docs else []
+    """Re-read every page with index entries (the glossary's terms, any ``{index}``) on every build:
+    Sphinx's search index keeps the index entries only of the pages it writes, so a rebuild that
+    skipped an unchanged page dropped its entries from ``searchindex.js`` and differed from a clean
+    build."""
+    entries = env.domains.index_domain.entries
+    return sorted(page for page, page_entries in entries.items() if page_entries and page in env.found_docs)
 
 
 def setup(app):
     _hold_build_lock()  # before Sphinx loads the pickled environment that other builds write
+    # The html build's record of its inputs (.buildinfo) holds the package sources' hash: `make html`
+    # reads the pages in its doctest step, into the environment both builds share, so after an edit
+    # under schedlab/ the html step found nothing to re-read, and pages whose sources had not changed
+    # kept their old output. A changed hash makes the html builder write every page again.
+    app.add_config_value("schedlab_sources_hash", SCHEDLAB_HASH, "html")
     app.connect("builder-inited", _prepare_execution_cache)
-    app.connect("env-get-outdated", _reread_pages_with_index_entries)
     # Workarounds that reach into other packages, each applied only on the versions it was checked on.
-    if _checked_on("sphinx", "9.", "the zh search's stemmer name and the stale-image pruning (env.images)"):
+    if _checked_on("sphinx", "9.", "the zh search's stemmer name, the stale-image pruning (env.images) and the "
+                   "index entries kept by rebuilds (env.domains.index_domain)"):
         app.add_search_language(_chinese_search_with_its_stemmer())
         app.connect("build-finished", _drop_stale_images)
+        app.connect("env-get-outdated", _reread_pages_with_index_entries)
     if _checked_on("jupyter-cache", "1.", "its truncation racing with parallel readers"):
         guard_execution_cache_truncation()
     if _checked_on("sphinx-mathjax-offline", "0.0.", "its parallel-safety flags and its late asset copy"):

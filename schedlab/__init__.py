@@ -15,11 +15,12 @@ from .analysis import (
     landscape,
     sensitivity,
     space_summary,
+    study_shapes,
     transfer,
 )
 from .caching import clear_caches
-from .hardware import H100_SOURCES, H100_TC, Hardware
-from .model import Breakdown, ModelTerms, evaluate, explain, gemm_time
+from .hardware import H100_SOURCES, H100_TC, Hardware, using
+from .model import Breakdown, ModelTerms, Tiling, evaluate, evaluate_many, explain, gemm_time, tiling
 from .space import SPACE, WARP_GRID, GemmConfig, Launchable, Reason, all_configs, launchable, reasons, static_valid
 
 __all__ = [
@@ -35,7 +36,11 @@ __all__ = [
     "Hardware",
     "H100_TC",
     "H100_SOURCES",
+    "using",
     "evaluate",
+    "evaluate_many",
+    "tiling",
+    "Tiling",
     "gemm_time",
     "explain",
     "ModelTerms",
@@ -50,5 +55,6 @@ __all__ = [
     "landscape",
     "transfer",
     "sensitivity",
+    "study_shapes",
     "clear_caches",
 ]

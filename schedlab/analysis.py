@@ -12,10 +12,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .caching import memoised
-from .hardware import H100_TC, Hardware, check_hardware
+from .hardware import Hardware, check_hardware
 from .model import evaluate
-from .space import (SPACE, GemmConfig, Reason, all_configs, check_sequence, check_shape, config_array, launch_checks,
-                    launchable, reasons)
+from .space import (SPACE, GemmConfig, Reason, all_configs, as_mnk, check_sequence, config_array,
+                    launch_checks, launchable, reasons)
 
 __all__ = [
     "Shape",
@@ -23,11 +23,15 @@ __all__ = [
     "LLAMA8B_PROJECTIONS",
     "LLM_TOKENS",
     "llm_shapes",
+    "study_shapes",
     "QUANTILES",
     "SpaceSummary",
     "Landscape",
     "TieGroup",
     "TIE_RTOL",
+    "LATENCY_PAIRS",
+    "Ties",
+    "Step",
     "Transfer",
     "Sensitivity",
     "space_summary",
@@ -94,20 +98,28 @@ def llm_shapes(tokens=LLM_TOKENS) -> tuple[Shape, ...]:
     return tuple(out)
 
 
+def study_shapes() -> tuple[Shape, ...]:
+    """The shapes of the search and learned-model studies, each ``(M, N, K)`` once (22).
+
+    The 20 :func:`llm_shapes` in their order, then the lecture shapes that are not among them,
+    ``512 x 14336 x 4096`` and ``2048 x 2048 x 512``. The lecture's 4096^3 and decode-16 are the
+    O projection at ``M = 4096`` and ``16``: they stand in that place under their lecture names.
+
+    Examples
+    --------
+    >>> shapes = study_shapes()
+    >>> len(shapes), len({s.mnk for s in shapes}), shapes[0].short, shapes[-1].mnk
+    (22, 22, 'QKV M=1', (2048, 2048, 512))
+    >>> [s.short for s in shapes if s.mnk in {(16, 4096, 4096), (4096, 4096, 4096)}]
+    ['decode 16', '方阵 4096³']
+    """
+    lecture = {s.mnk: s for s in LECTURE_SHAPES}
+    return tuple(lecture.pop(s.mnk, s) for s in llm_shapes()) + tuple(lecture.values())
+
+
 def tflops(flop: float, time_s):
     """Achieved TFLOP/s: ``flop / time_s / 1e12``."""
     return flop / np.asarray(time_s) / 1e12
-
-
-def as_mnk(shape) -> tuple[int, int, int]:
-    """``(M, N, K)`` of a :class:`Shape` or a 3-sequence, validated (positive integers)."""
-    if isinstance(shape, Shape):
-        return shape.mnk
-    try:
-        M, N, K = shape
-    except (TypeError, ValueError):
-        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
-    return check_shape(M, N, K)
 
 
 # --- demo 1: the space ------------------------------------------------------------------
@@ -127,7 +139,7 @@ class SpaceSummary:
         return self.n_launchable / self.n_configs
 
 
-def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
+def space_summary(hw: Hardware | None = None) -> SpaceSummary:
     """Count the space and the pruning reasons.
 
     Examples
@@ -138,8 +150,9 @@ def space_summary(hw: Hardware = H100_TC) -> SpaceSummary:
     >>> [(r.code, n) for r, n in s.reason_counts]
     [('registers', 1200), ('mma', 900), ('smem', 384)]
     """
+    hw = check_hardware(hw)
     arr = config_array(all_configs())
-    checks = launch_checks(arr, check_hardware(hw))
+    checks = launch_checks(arr, hw)
     failed = np.stack(list(checks.values()), axis=1)
     # one example config per code gives the code's message for this hardware
     messages = {}
@@ -215,6 +228,23 @@ class TieGroup:
             factors.append((tuple(joint), tuple(sorted({tuple(r[i] for i in joint) for r in rows}))))
         factors.sort(key=lambda f: f[0][0])
         return tuple((tuple(knobs[i] for i in idx), values) for idx, values in factors)
+
+
+#: (BK, stages) pairs that hide the memory latency equally well on the square GEMM (seed claim C3).
+LATENCY_PAIRS = ((32, 4), (32, 5), (64, 3), (128, 2))
+
+
+class Ties(NamedTuple):
+    """Knobs that do not move a landscape's time (see :meth:`Landscape.ties`)."""
+
+    pair_ratios: tuple[tuple[tuple[int, int], float], ...]  # ((bk, stages), time / best) around the best
+    group_spread: float  # the most GROUP_M changes a time: max over the other knobs of slowest / fastest
+    n_tiles: int  # distinct settings of the five knobs other than GROUP_M
+
+    @property
+    def worst_pair(self) -> float:
+        """The slowest of :attr:`pair_ratios`, over the best time."""
+        return max(ratio for _, ratio in self.pair_ratios)
 
 
 @dataclass(frozen=True)
@@ -303,6 +333,24 @@ class Landscape:
             start = stop
         return groups
 
+    def ties(self, pairs=LATENCY_PAIRS) -> Ties:
+        """The best configuration with each ``(bk, stages)`` of ``pairs``, and how much GROUP_M matters.
+
+        Examples
+        --------
+        >>> t = landscape((4096, 4096, 4096)).ties()
+        >>> round(t.worst_pair, 3), t.group_spread, t.n_tiles
+        (1.0, 1.0, 1248)
+        """
+        best = self.best
+        ratios = tuple(((bk, st), self.time_of(GemmConfig(best.bm, best.bn, bk, best.warps, st, best.group))
+                        / self.best_time_s) for bk, st in pairs)
+        by_tile: dict[tuple, list[float]] = {}
+        for c, t in zip(self.configs, self.time_s):
+            by_tile.setdefault(c.as_tuple()[:5], []).append(t)
+        spread = max(max(ts) / min(ts) for ts in by_tile.values())
+        return Ties(pair_ratios=ratios, group_spread=float(spread), n_tiles=len(by_tile))
+
     def quantiles(self, q=QUANTILES) -> dict[int, float]:
         """Percentiles of time/best over the launchable configs."""
         return {int(p): float(v) for p, v in zip(q, np.percentile(self.ratio, q))}
@@ -322,7 +370,7 @@ class Landscape:
         return np.inf if i is None else float(self.time_s[i])
 
 
-def landscape(shape, hw: Hardware = H100_TC) -> Landscape:
+def landscape(shape, hw: Hardware | None = None) -> Landscape:
     """Every launchable configuration's model time on ``shape`` (cached).
 
     Examples
@@ -359,7 +407,7 @@ class Transfer:
     matrix: np.ndarray
 
 
-def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
+def transfer(shapes=LECTURE_SHAPES, hw: Hardware | None = None) -> Transfer:
     """Optima per shape and the transfer matrix.
 
     Examples
@@ -386,6 +434,13 @@ def transfer(shapes=LECTURE_SHAPES, hw: Hardware = H100_TC) -> Transfer:
 # --- demo 4: one knob at a time ----------------------------------------------------------
 
 
+class Step(NamedTuple):
+    """One knob moved from the base: its new ``value`` and ``ratio`` = time / base time."""
+
+    value: int
+    ratio: float
+
+
 @dataclass(frozen=True)
 class Sensitivity:
     """Time/base for every value of every knob, the other knobs held at ``base``.
@@ -399,8 +454,24 @@ class Sensitivity:
     base_time_s: float
     ratios: dict[str, tuple[tuple[int, float], ...]]
 
+    def step_down(self, knob: str, steps: int = 1) -> Step | None:
+        """``knob`` ``steps`` values below the base's in ``SPACE`` (``None`` below the smallest).
 
-def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware = H100_TC) -> Sensitivity:
+        Examples
+        --------
+        >>> s = sensitivity((4096, 4096, 4096))
+        >>> s.step_down("bm").value, round(s.step_down("bm").ratio, 2), s.step_down("warps", 4)
+        (128, 1.48, None)
+        """
+        if knob not in SPACE:
+            raise ValueError(f"knob must be one of {tuple(SPACE)}, got {knob!r}")
+        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {steps!r}")
+        i = SPACE[knob].index(getattr(self.base, knob)) - int(steps)
+        return Step(*self.ratios[knob][i]) if i >= 0 else None
+
+
+def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware | None = None) -> Sensitivity:
     """Change one knob at a time around ``base`` (default: the shape's optimum).
 
     Examples

@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
-
 import numpy as np
 
 from .analysis import LLAMA8B_PROJECTIONS
-from .hardware import H100_TC, Hardware
-from .model import evaluate
-from .space import GemmConfig, all_configs, check_sequence, check_shape, config_array, launch_checks
+from .caching import memoised
+from .hardware import Hardware, check_hardware
+from .model import evaluate_many
+from .space import GemmConfig, check_sequence, check_shape, config_array, launchable
 
 __all__ = [
     "TOLERANCE",
@@ -50,7 +49,6 @@ __all__ = [
     "Cover",
     "BucketStudy",
     "TileMap",
-    "launchable_configs",
     "sweep",
     "greedy_cover",
     "exact_cover",
@@ -71,25 +69,6 @@ PREFILL_MS = tuple(sorted({2**k for k in range(7, 14)} | {2**k + 1 for k in rang
 #: Default (M, N) grid of :func:`optimal_tiles` (K = 4096).
 TILE_MS = (1, 4, 16, 64, 256, 1024, 4096)
 TILE_NS = (1024, 2048, 4096, 8192, 16384)
-
-
-@lru_cache(maxsize=8)
-def launchable_configs(hw: Hardware = H100_TC) -> tuple[tuple[GemmConfig, ...], np.ndarray]:
-    """The launchable configurations in ``SPACE`` order (as :func:`schedlab.analysis.landscape`) and their array.
-
-    Examples
-    --------
-    >>> configs, arr = launchable_configs()
-    >>> len(configs), arr.shape
-    (3744, (3744, 6))
-    """
-    configs = all_configs()
-    arr = config_array(configs)
-    checks = launch_checks(arr, hw)
-    ok = ~np.any(np.stack(list(checks.values())), axis=0)
-    out = arr[ok]
-    out.flags.writeable = False
-    return tuple(c for c, good in zip(configs, ok) if good), out
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -173,7 +152,7 @@ def _check_ms(Ms) -> tuple[int, ...]:
     return tuple(sorted(set(int(M) for M in Ms)))
 
 
-def sweep(N: int, K: int, Ms=DECODE_MS, hw: Hardware = H100_TC) -> Sweep:
+def sweep(N: int, K: int, Ms=DECODE_MS, hw: Hardware | None = None) -> Sweep:
     """Price every launchable configuration at every ``M`` in ``Ms`` on ``M x N x K`` (cached).
 
     Parameters
@@ -198,16 +177,16 @@ def sweep(N: int, K: int, Ms=DECODE_MS, hw: Hardware = H100_TC) -> Sweep:
     [(16, 16), (16, 16), (32, 16)]
     """
     N, K = check_shape(1, N, K)[1:]
-    return _sweep(N, K, _check_ms(Ms), hw)
+    return _sweep(N, K, _check_ms(Ms), check_hardware(hw))
 
 
-@lru_cache(maxsize=32)
+@memoised(maxsize=32)
 def _sweep(N: int, K: int, Ms: tuple[int, ...], hw: Hardware) -> Sweep:
-    configs, arr = launchable_configs(hw)
+    space = launchable(hw)
     start = time.perf_counter()
-    times = np.stack([evaluate(arr, M, N, K, hw).time_s for M in Ms])
+    times = evaluate_many([(M, N, K) for M in Ms], space.array, hw)["time_s"]
     elapsed = time.perf_counter() - start
-    return Sweep(N=N, K=K, Ms=Ms, configs=configs, time_s=_readonly(times), elapsed_s=elapsed)
+    return Sweep(N=N, K=K, Ms=Ms, configs=space.configs, time_s=times, elapsed_s=elapsed)
 
 
 @dataclass(frozen=True)
@@ -476,7 +455,7 @@ class BucketStudy:
 
 
 def bucket_study(projections=LLAMA8B_PROJECTIONS, Ms=DECODE_MS, tol: float = TOLERANCE,
-                 hw: Hardware = H100_TC) -> tuple[BucketStudy, ...]:
+                 hw: Hardware | None = None) -> tuple[BucketStudy, ...]:
     """Sweep each ``(name, N, K)`` projection over ``Ms`` and compare the covers.
 
     Examples
@@ -496,7 +475,7 @@ def bucket_study(projections=LLAMA8B_PROJECTIONS, Ms=DECODE_MS, tol: float = TOL
     return tuple(out)
 
 
-def check_every_m(cover: Cover, N: int, K: int, Ms=None, hw: Hardware = H100_TC) -> np.ndarray:
+def check_every_m(cover: Cover, N: int, K: int, Ms=None, hw: Hardware | None = None) -> np.ndarray:
     """Slowdown of a set cover at every ``M`` in ``Ms`` (default: every integer of the cover's range).
 
     Each ``M`` uses the fastest of ``cover.configs`` there, as a lookup table would; this
@@ -509,13 +488,10 @@ def check_every_m(cover: Cover, N: int, K: int, Ms=None, hw: Hardware = H100_TC)
     True
     """
     Ms = _check_ms(range(cover.Ms[0], cover.Ms[-1] + 1) if Ms is None else Ms)
-    _, arr = launchable_configs(hw)
-    mine = config_array(cover.configs)
-    out = []
-    for M in Ms:
-        best = evaluate(arr, M, N, K, hw).time_s.min()
-        out.append(evaluate(mine, M, N, K, hw).time_s.min() / best)
-    return np.array(out)
+    hw = check_hardware(hw)
+    shapes = [(M, N, K) for M in Ms]
+    best = evaluate_many(shapes, launchable(hw).array, hw)["time_s"].min(axis=1)
+    return evaluate_many(shapes, config_array(cover.configs), hw)["time_s"].min(axis=1) / best
 
 
 @dataclass(frozen=True)
@@ -537,7 +513,7 @@ class TileMap:
         return tuple(sorted({(int(a), int(b)) for a, b in zip(self.bm.ravel(), self.bn.ravel())}))
 
 
-def optimal_tiles(Ms=TILE_MS, Ns=TILE_NS, K: int = 4096, hw: Hardware = H100_TC) -> TileMap:
+def optimal_tiles(Ms=TILE_MS, Ns=TILE_NS, K: int = 4096, hw: Hardware | None = None) -> TileMap:
     """The optimal configuration, its tile ``(BM, BN)``, time and TFLOP/s at every ``(M, N)``.
 
     Examples
@@ -548,18 +524,13 @@ def optimal_tiles(Ms=TILE_MS, Ns=TILE_NS, K: int = 4096, hw: Hardware = H100_TC)
     """
     Ms, Ns = _check_ms(Ms), _check_ms(Ns)
     K = check_shape(1, 1, K)[2]
-    configs, arr = launchable_configs(hw)
-    rows, times = [], np.empty((len(Ms), len(Ns)))
-    for i, M in enumerate(Ms):
-        row = []
-        for j, N in enumerate(Ns):
-            t = evaluate(arr, M, N, K, hw).time_s
-            b = int(np.argmin(t))
-            row.append(configs[b])
-            times[i, j] = t[b]
-        rows.append(tuple(row))
+    space = launchable(hw)
+    t = evaluate_many([(M, N, K) for M in Ms for N in Ns], space.array, hw)["time_s"]
+    best = np.argmin(t, axis=1)  # the first in SPACE order on ties, as per shape
+    times = t[np.arange(len(t)), best].reshape(len(Ms), len(Ns))
+    rows = tuple(tuple(space.configs[b] for b in row) for row in best.reshape(len(Ms), len(Ns)).tolist())
     bm = np.array([[c.bm for c in row] for row in rows])
     bn = np.array([[c.bn for c in row] for row in rows])
     flop = 2.0 * np.array(Ms, dtype=float)[:, None] * np.array(Ns, dtype=float)[None, :] * K
-    return TileMap(Ms=Ms, Ns=Ns, K=K, configs=tuple(rows), bm=_readonly(bm), bn=_readonly(bn),
+    return TileMap(Ms=Ms, Ns=Ns, K=K, configs=rows, bm=_readonly(bm), bn=_readonly(bn),
                    best_time_s=_readonly(times), tflops=_readonly(flop / times / 1e12))

@@ -23,7 +23,7 @@ import sys
 
 from wcwidth import wcwidth
 
-from .render import Table, fmt_time
+from .render.table import Table, fmt_time
 
 __all__ = [
     "fmt_time",

@@ -21,10 +21,10 @@ Truths (what one measurement returns, before the 3 % timing noise of :mod:`sched
 Guided tuners (:data:`GUIDED`):
 
 ``top-k model``     Triton's ``prune_configs_by`` with a ``perf_model`` and ``top_k``: rank every
-                    launchable configuration by the lecture's cost model on ``H100_TC`` and
+                    launchable configuration by the lecture's cost model (the default machine, ``H100_TC``) and
                     measure them in that order (``k`` = the trials spent).
 ``top-k learned``   the same ranking from :func:`schedlab.learned.fit`'s ridge, trained on the
-                    ``H100_TC`` landscapes of the other projections (never on the shape itself).
+                    default machine's landscapes of the other projections (never on the shape itself).
 ``model-guided``    :func:`schedlab.search.model_guided`: an online ridge on static features,
                     fitted to the measurements of the truth. It never sees a model time; its
                     features are computed for the machine it measures.
@@ -52,9 +52,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import learned, search
-from .analysis import as_mnk, landscape
+from .analysis import as_mnk, landscape, study_shapes
 from .caching import memoised
-from .hardware import H100_TC, Hardware, check_hardware
+from .hardware import Hardware, check_hardware
 from .space import SPACE, check_sequence, config_array
 
 __all__ = [
@@ -165,8 +165,8 @@ class Truth:
         return effects_field(configs, self.sigma, seed)
 
 
-def field_truth(sigma: float, hw: Hardware = H100_TC) -> Truth:
-    """The model on ``hw`` times the unmodelled-effects field of log-sd ``sigma``.
+def field_truth(sigma: float, hw: Hardware | None = None) -> Truth:
+    """The model on ``hw`` (default: the lecture's machine) times the unmodelled-effects field of log-sd ``sigma``.
 
     Examples
     --------
@@ -178,12 +178,12 @@ def field_truth(sigma: float, hw: Hardware = H100_TC) -> Truth:
 
 
 def machine_truth(hw: Hardware) -> Truth:
-    """The model's times on another machine (guides still use the lecture's ``H100_TC``)."""
+    """The model's times on another machine (the guides still use the default machine, the lecture's H100)."""
     hw = check_hardware(hw)
     return Truth(name=hw.name, hw=hw, kind="machine")
 
 
-def guide_ranking(guide: str, shape, hw: Hardware = H100_TC, guide_hw: Hardware = H100_TC) -> np.ndarray:
+def guide_ranking(guide: str, shape, hw: Hardware | None = None, guide_hw: Hardware | None = None) -> np.ndarray:
     """Indices into ``landscape(shape, hw).configs``, best first by ``guide`` on ``guide_hw``.
 
     ``guide`` is ``"top-k model"`` (the cost model's times) or ``"top-k learned"`` (the ridge of
@@ -220,7 +220,7 @@ def _ranking(guide: str, mnk: tuple[int, int, int], hw: Hardware, guide_hw: Hard
 
 def _training_shapes(mnk) -> tuple:
     """The learned guide's training shapes: every study shape outside ``mnk``'s projection ``(N, K)``."""
-    return tuple(s for s in learned.study_shapes() if (s.N, s.K) != (mnk[1], mnk[2]))
+    return tuple(s for s in study_shapes() if (s.N, s.K) != (mnk[1], mnk[2]))
 
 
 # --- statistics ---------------------------------------------------------------------------------

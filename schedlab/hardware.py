@@ -1,17 +1,27 @@
 """Hardware parameter sets: frozen records, each field with its source.
 
 The cost model never reads a device; it is handed one of these objects.
-Change a value with :func:`dataclasses.replace` (the book's perturbation
-test does exactly that).
+Change a value with :func:`dataclasses.replace`; the records are frozen and never mutated.
+
+Every ``hw=None`` argument of schedlab means the default machine, :func:`default`: ``H100_TC``,
+or the machine of the innermost :func:`using` block. So a page that calls
+``schedlab.landscape(shape)`` can be re-run on a perturbed machine without editing it
+(the book's perturbation test does exactly that)::
+
+    with using(dataclasses.replace(H100_TC, n_sm=114)):
+        landscape((4096, 4096, 4096))  # priced on 114 SMs
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
-__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "KiB", "MiB", "check_hardware"]
+__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "KiB", "MiB", "check_hardware", "default", "using"]
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -127,7 +137,9 @@ class Hardware:
 
 
 def check_hardware(hw) -> Hardware:
-    """``hw`` itself when it is a :class:`Hardware`; otherwise a TypeError naming the argument ``hw``."""
+    """``hw`` itself when it is a :class:`Hardware`, :func:`default` when it is None; otherwise a TypeError naming ``hw``."""
+    if hw is None:
+        return default()
     if not isinstance(hw, Hardware):
         raise TypeError(f"hw must be a Hardware (e.g. schedlab.H100_TC), got {hw!r} ({type(hw).__name__})")
     return hw
@@ -187,3 +199,40 @@ H100_TC = Hardware(
     bytes_per_element=2,
     mem_latency_s=750e-9,
 )
+
+
+_DEFAULT: contextvars.ContextVar[Hardware] = contextvars.ContextVar("schedlab_default_hardware", default=H100_TC)
+
+
+def default() -> Hardware:
+    """The machine an ``hw=None`` argument means: ``H100_TC`` unless inside :func:`using`.
+
+    Examples
+    --------
+    >>> default() is H100_TC
+    True
+    """
+    return _DEFAULT.get()
+
+
+@contextlib.contextmanager
+def using(hw: Hardware) -> Iterator[Hardware]:
+    """Make ``hw`` the default machine inside the ``with`` block (per thread and task; blocks nest).
+
+    Results are cached per machine, so nothing computed for one machine is served for another.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> fewer = dataclasses.replace(H100_TC, n_sm=114)
+    >>> with using(fewer):
+    ...     default().n_sm
+    114
+    >>> default().n_sm
+    132
+    """
+    token = _DEFAULT.set(check_hardware(hw))
+    try:
+        yield hw
+    finally:
+        _DEFAULT.reset(token)

@@ -15,12 +15,13 @@ Features (:data:`FEATURE_SETS`), all base-2 logarithms unless marked:
                  - warp tile ``wm = BM / wy``, ``wn = BN / wx``;
                  - padding waste ``ceil(M / BM) BM / M``, likewise for ``N`` and ``K``;
                  - blocks ``ceil(M / BM) ceil(N / BN)``; resident blocks per SM ``r``
-                   (:func:`schedlab.model.blocks_per_sm`, the occupancy calculator); waves
-                   ``ceil(blocks / (132 r))``; the fraction of the waves' block slots
-                   used ``blocks / (waves 132 r)``; SMs busy ``min(blocks, 132) / 132``;
+                   (the occupancy calculator); waves ``ceil(blocks / (S r))`` with ``S`` the
+                   machine's SMs (``Hardware.n_sm``); the fraction of the waves' block slots
+                   used ``blocks / (waves S r)``; SMs busy ``min(blocks, S) / S``;
+                   all read from :func:`schedlab.model.tiling`;
                  - k-steps ``ceil(K / BK)``;
                  - tile arithmetic intensity ``m n / (m + n)`` with ``m = min(BM, M)``, ``n = min(BN, N)``;
-                 - pipeline shared memory ``stages (BM + BN) BK 2`` bytes;
+                 - pipeline shared memory (:func:`schedlab.space.pipeline_smem_bytes`);
                  - one-stage indicator (not a log) and ``stages - 1`` loads in flight.
 
 No feature uses a hardware rate (FLOP/s, bytes/s, latency): the model learns those and how
@@ -31,7 +32,7 @@ The target is ``log(time_s)`` of every launchable configuration; the fit is ridg
 (numpy normal equations, standardised features, unpenalised intercept). Evaluation
 (:func:`cross_validate`) holds out whole groups of shapes -- every shape of one projection
 ``(N, K)`` (``split="projection"``) or of one token count ``M`` (``split="tokens"``) -- over the
-22 distinct shapes of :func:`study_shapes`, and compares with two baselines that use the same
+22 distinct shapes of :func:`schedlab.analysis.study_shapes`, and compares with two baselines that use the same
 training landscapes: one fixed configuration for all shapes (the lowest geometric-mean
 slowdown over the training shapes) and the best configuration of the nearest training shape
 (in ``log M, log N, log K``).
@@ -39,6 +40,7 @@ slowdown over the training shapes) and the best configuration of the nearest tra
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -46,10 +48,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import LECTURE_SHAPES, Shape, as_mnk, landscape, llm_shapes
+from .analysis import Shape, as_mnk, landscape, study_shapes
 from .hardware import H100_TC, Hardware, check_hardware
-from .model import blocks_per_sm
-from .space import GemmConfig, check_sequence, config_array, launchable, warp_grid
+from .model import tiling
+from .space import GemmConfig, check_sequence, config_array, launchable
 
 __all__ = [
     "FEATURE_SETS",
@@ -103,26 +105,24 @@ BOOSTED_ROWS = 0.25
 
 
 def _base(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
+    t = tiling(arr, M, N, K, hw)
     bm, bn, bk, warps, stages, group = (arr[:, j].astype(float) for j in range(6))
-    wy, wx = warp_grid(arr[:, 3])
-    grid_m, grid_n, k_steps = np.ceil(M / bm), np.ceil(N / bn), np.ceil(K / bk)
-    blocks = grid_m * grid_n
-    r = blocks_per_sm(arr, hw).astype(float)
-    r = np.maximum(r, 1.0)  # only unlaunchable configs have r = 0; keeps their features finite
+    grid_m, grid_n, k_steps, blocks, waves = (x.astype(float) for x in (t.grid_m, t.grid_n, t.k_steps, t.blocks,
+                                                                         t.waves))
+    r = np.maximum(t.blocks_per_sm, 1).astype(float)  # only unlaunchable configs have r = 0; keeps features finite
     slots = hw.n_sm * r
-    waves = np.ceil(blocks / slots)
-    rows, cols = np.minimum(bm, M), np.minimum(bn, N)
+    rows, cols = t.rows.astype(float), t.cols.astype(float)
     ones = np.ones_like(bm)
     log2 = np.log2
     return {
         "bm": log2(bm), "bn": log2(bn), "bk": log2(bk), "warps": log2(warps), "stages": log2(stages),
         "group4": (group == 4) * 1.0, "group8": (group == 8) * 1.0,
         "M": log2(M) * ones, "N": log2(N) * ones, "K": log2(K) * ones,
-        "wm": log2(bm / wy), "wn": log2(bn / wx),
+        "wm": log2(t.warp_rows), "wn": log2(t.warp_cols),
         "pad_m": log2(grid_m * bm / M), "pad_n": log2(grid_n * bn / N), "pad_k": log2(k_steps * bk / K),
         "blocks": log2(blocks), "occupancy": log2(r), "waves": log2(waves), "wave_use": log2(blocks / (waves * slots)),
         "sm_busy": log2(np.minimum(blocks, hw.n_sm) / hw.n_sm), "k_steps": log2(k_steps),
-        "intensity": log2(rows * cols / (rows + cols)), "smem": log2(stages * (bm + bn) * bk * hw.bytes_per_element),
+        "intensity": log2(rows * cols / (rows + cols)), "smem": log2(t.smem_bytes),
         "one_stage": (stages == 1) * 1.0, "in_flight": log2(np.maximum(stages - 1, 1)),
     }
 
@@ -133,7 +133,7 @@ def _check_set(feature_set: str) -> tuple[str, ...]:
     return FEATURE_SETS[feature_set]
 
 
-def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) -> np.ndarray:
+def features(configs, shape, feature_set: str = "tile", hw: Hardware | None = None) -> np.ndarray:
     """The ``(n, F)`` feature matrix of configurations on one shape; columns as ``FEATURE_SETS[feature_set]``.
 
     Parameters
@@ -148,11 +148,11 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) 
     >>> X = features([GemmConfig(256, 128, 32, 8, 4, 1)], (4096, 4096, 4096))
     >>> X.shape
     (1, 25)
-    >>> float(dict(zip(FEATURE_SETS["tile"], X[0]))["waves"])  # log2: 512 blocks, 132 at a time, 4 waves
+    >>> float(dict(zip(FEATURE_SETS["tile"], X[0]))["waves"])  # log2: 512 blocks, one per SM per wave: 4 waves
     2.0
     """
     names = _check_set(feature_set)
-    check_hardware(hw)
+    hw = check_hardware(hw)
     M, N, K = as_mnk(shape)
     arr = config_array(configs)
     base = _base(arr, M, N, K, hw)
@@ -164,25 +164,6 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware = H100_TC) 
         else:
             cols.append(base[name])
     return np.stack(cols, axis=1) if cols else np.zeros((len(arr), 0))
-
-
-def study_shapes() -> tuple[Shape, ...]:
-    """The 20 :func:`schedlab.analysis.llm_shapes` and the 4 lecture shapes, duplicates dropped (22).
-
-    The lecture's 4096^3 and decode-16 shapes are the O projection at ``M = 4096`` and ``16``.
-
-    Examples
-    --------
-    >>> shapes = study_shapes()
-    >>> len(shapes), len({s.mnk for s in shapes})
-    (22, 22)
-    """
-    out, seen = [], set()
-    for s in llm_shapes() + LECTURE_SHAPES:
-        if s.mnk not in seen:
-            seen.add(s.mnk)
-            out.append(s)
-    return tuple(out)
 
 
 def _group_key(split: str):
@@ -284,7 +265,7 @@ def _ridge(Z: np.ndarray, y: np.ndarray, alphas) -> tuple[float, list[np.ndarray
     return y_mean, [np.linalg.lstsq(gram + a * len(y) * eye, rhs, rcond=None)[0] for a in alphas]
 
 
-def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware = H100_TC) -> CostModel:
+def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware | None = None) -> CostModel:
     """Fit the ridge model on the full landscapes of ``shapes``.
 
     Parameters
@@ -308,6 +289,7 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware = 
     mnks = tuple(dict.fromkeys(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")))
     if not mnks:
         raise ValueError("fit needs at least one training shape")
+    hw = check_hardware(hw)
     X, y = _training_rows(mnks, feature_set, hw)
     mean, scale = _standardiser(X)
     Z = (X - mean) / scale
@@ -318,7 +300,7 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware = 
 
 
 def choose_alpha(shapes, split: str = "projection", feature_set: str = "tile", alphas=ALPHAS,
-                 hw: Hardware = H100_TC) -> float:
+                 hw: Hardware | None = None) -> float:
     """The penalty of ``alphas`` with the lowest held-out log-time RMSE over :func:`folds` of ``shapes``.
 
     Only ``shapes`` take part, so when they are an outer fold's training shapes, the shapes it
@@ -330,6 +312,7 @@ def choose_alpha(shapes, split: str = "projection", feature_set: str = "tile", a
     >>> choose_alpha(train, "projection") in ALPHAS
     True
     """
+    hw = check_hardware(hw)
     alphas = tuple(alphas)
     if not alphas or not all(isinstance(a, (int, float)) and not isinstance(a, bool) and a >= 0 for a in alphas):
         raise ValueError(f"alphas must be non-negative numbers, got {alphas!r}")
@@ -377,7 +360,7 @@ class BoostedModel:
     rank = CostModel.rank
 
 
-def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware = H100_TC) -> BoostedModel:
+def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware | None = None) -> BoostedModel:
     """Fit gradient-boosted trees (:data:`BOOSTED`) on a :data:`BOOSTED_ROWS` share of each shape's landscape.
 
     The trees are scikit-learn's ``HistGradientBoostingRegressor``, the library's boosted-tree
@@ -395,6 +378,7 @@ def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware =
     from threadpoolctl import threadpool_limits
 
     _check_set(feature_set)
+    hw = check_hardware(hw)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     mnks = tuple(dict.fromkeys(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")))
@@ -407,7 +391,7 @@ def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware =
     return BoostedModel(feature_set=feature_set, train_shapes=mnks, regressor=reg, seed=int(seed), hw=hw)
 
 
-def fixed_ranking(shapes, hw: Hardware = H100_TC) -> tuple[tuple[GemmConfig, ...], np.ndarray]:
+def fixed_ranking(shapes, hw: Hardware | None = None) -> tuple[tuple[GemmConfig, ...], np.ndarray]:
     """Configurations by geometric-mean slowdown (time / the shape's best) over ``shapes``, lowest first.
 
     Its first entry is the one-configuration-for-all baseline; its first ``k`` the best fixed
@@ -510,13 +494,19 @@ class CrossValidation:
     def worst_regret(self, method: str, k: int = 1) -> float:
         return float(self.regrets(method, k).max())
 
+    @property
+    def pooled_log_rmse(self) -> float:
+        """RMSE of the predicted ``log(time_s)`` over every held-out row: every shape has the same
+        launchable rows, so it is the root of the mean of the shapes' squared RMSEs."""
+        return math.sqrt(sum(r.log_rmse ** 2 for r in self.results) / len(self.results))
+
     def hit_rate(self, method: str, k: int = 1, tol: float = 0.05) -> float:
         """Fraction of held-out shapes where one of ``method``'s first ``k`` picks is within ``tol`` of the best."""
         return float(np.mean(self.regrets(method, k) <= 1.0 + tol))
 
 
 def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: float | str = ALPHA,
-                   shapes=None, hw: Hardware = H100_TC, model: str = "ridge") -> CrossValidation:
+                   shapes=None, hw: Hardware | None = None, model: str = "ridge") -> CrossValidation:
     """Leave one group of shapes out at a time; rank its configurations by the model and the baselines.
 
     Parameters
@@ -542,6 +532,7 @@ def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: 
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    hw = check_hardware(hw)
     nested = isinstance(alpha, str)
     if nested and alpha != "nested":
         raise ValueError(f"alpha must be a non-negative number or 'nested', got {alpha!r}")

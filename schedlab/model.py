@@ -33,6 +33,10 @@ the monotonicity test.) Consequences the tests pin down: the kernel never beats 
 clock, never make a configuration slower; nor does an integer multiple of the SMs while
 L2 holds every wave's panels.
 
+The module is longer than 500 lines on purpose: the tiling record, the HBM replay, the pricing
+core and its one-shape and many-shape faces share private helpers (``_tiling``, ``_replay_many``,
+``_price``) that a split would have to make public.
+
 Known limits: the on-chip terms, the L2 term and the L2 survival rule act wave by wave.
 So a few more SMs (not a multiple) can regroup the blocks into less balanced waves, and a
 multiple of the SMs can merge waves into one that overflows L2, losing (by the survival
@@ -41,6 +45,7 @@ rule) the panels its successor needed; either can price a configuration slightly
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -48,10 +53,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .caching import memoised
-from .hardware import H100_TC, Hardware, check_hardware
-from .space import GemmConfig, _check_knob, check_shape, config_array, launch_checks, warp_grid
+from .hardware import Hardware, check_hardware
+from .space import (GemmConfig, as_mnk, check_knob, check_sequence, check_shape, config_array, launch_checks,
+                    pipeline_smem_bytes, reasons, warp_grid)
 
-__all__ = ["TERMS", "ModelTerms", "Breakdown", "evaluate", "gemm_time", "explain", "blocks_per_sm", "hbm_bytes"]
+__all__ = ["TERMS", "ModelTerms", "Breakdown", "Tiling", "tiling", "evaluate", "evaluate_many", "gemm_time",
+           "explain", "blocks_per_sm", "hbm_bytes"]
 
 #: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
 TERMS = {
@@ -119,7 +126,50 @@ class Breakdown:
         return {name: getattr(self, name) for name in TERMS}
 
 
-def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
+@dataclass(frozen=True)
+class Tiling:
+    """Grid, occupancy and wave arithmetic of configurations on a shape (see :func:`tiling`).
+
+    Every field is an integer array, broadcast over the configurations (and the shapes, when
+    ``M, N, K`` are arrays). The cost model and both learned feature builders read these.
+    """
+
+    grid_m: np.ndarray  # blocks along M: ceil(M / bm)
+    grid_n: np.ndarray  # blocks along N: ceil(N / bn)
+    blocks: np.ndarray  # grid_m * grid_n
+    k_steps: np.ndarray  # ceil(K / bk)
+    warps_m: np.ndarray  # warps along M (wy of WARP_GRID)
+    warps_n: np.ndarray  # warps along N (wx)
+    warp_rows: np.ndarray  # rows of C one warp computes: bm / wy
+    warp_cols: np.ndarray  # columns of C one warp computes: bn / wx
+    rows: np.ndarray  # real (unpadded) rows of the busiest block: min(bm, M)
+    cols: np.ndarray  # real columns of the busiest block: min(bn, N)
+    regs_per_thread: np.ndarray  # accumulator and base registers, rounded up to the allocation unit
+    smem_bytes: np.ndarray  # the pipeline's shared memory per block (pipeline_smem_bytes), reservation excluded
+    blocks_per_sm: np.ndarray  # resident blocks per SM (occupancy); 0 when one block does not fit
+    per_wave: np.ndarray  # blocks per wave: n_sm * max(blocks_per_sm, 1)
+    waves: np.ndarray  # ceil(blocks / per_wave)
+    full_waves: np.ndarray  # blocks // per_wave
+    tail_blocks: np.ndarray  # blocks % per_wave: the last, partial wave's blocks (0 when none)
+    tail_blocks_per_sm: np.ndarray  # ceil(tail_blocks / n_sm): resident blocks per SM in the partial wave
+
+
+def _occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
+    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 6)`` config array."""
+    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
+    wy, wx = warp_grid(warps)
+    threads = warps * hw.warp_size
+    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
+    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
+    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw)
+    by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
+    by_regs = hw.regs_per_sm // (regs * threads)
+    by_threads = hw.max_threads_per_sm // threads
+    r = np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
+    return wy, wx, regs, smem, r
+
+
+def blocks_per_sm(arr: np.ndarray, hw: Hardware | None = None) -> np.ndarray:
     """Resident blocks per SM (occupancy) for an ``(n, 6)`` config array.
 
     Notes
@@ -129,19 +179,40 @@ def blocks_per_sm(arr: np.ndarray, hw: Hardware = H100_TC) -> np.ndarray:
     ``wm * wn / 32 + 40`` registers per thread rounded up to the allocation unit.
     Zero for a configuration that does not fit one block.
     """
-    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    wy, wx = warp_grid(warps)
-    threads = warps * hw.warp_size
-    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
-    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
-    smem = stages * (bm + bn) * bk * hw.bytes_per_element + hw.smem_reserved_per_block
-    by_smem = hw.smem_per_sm // smem
-    by_regs = hw.regs_per_sm // (regs * threads)
-    by_threads = hw.max_threads_per_sm // threads
-    return np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
+    return _occupancy(config_array(arr), check_hardware(hw))[-1]
 
 
-def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float:
+def tiling(arr: np.ndarray, M, N, K, hw: Hardware | None = None) -> Tiling:
+    """Grid, occupancy and waves of an ``(n, 6)`` config array on ``M x N x K``.
+
+    ``M, N, K`` are integers, or integer arrays that broadcast against the ``n`` configurations
+    (an ``(s, 1)`` column prices ``s`` shapes: every field is then ``(s, n)``). Waves assume at
+    least one resident block per SM, so they stay finite for a configuration that cannot launch.
+
+    Examples
+    --------
+    >>> t = tiling(config_array([GemmConfig(256, 128, 32, 8, 4, 1)]), 4096, 4096, 4096)
+    >>> int(t.blocks[0]), int(t.per_wave[0]), int(t.waves[0]), int(t.tail_blocks[0]), int(t.smem_bytes[0])
+    (512, 132, 4, 116, 98304)
+    """
+    return _tiling(config_array(arr), M, N, K, check_hardware(hw))
+
+
+def _tiling(arr: np.ndarray, M, N, K, hw: Hardware) -> Tiling:
+    """:func:`tiling` without validating its arguments (the pricing loop's path)."""
+    bm, bn, bk = arr[:, 0], arr[:, 1], arr[:, 2]
+    wy, wx, regs, smem, r = _occupancy(arr, hw)
+    grid_m, grid_n = -(-M // bm), -(-N // bn)
+    blocks = grid_m * grid_n
+    per_wave = hw.n_sm * np.maximum(r, 1)
+    full, tail = blocks // per_wave, blocks % per_wave
+    return Tiling(grid_m=grid_m, grid_n=grid_n, blocks=blocks, k_steps=-(-K // bk), warps_m=wy, warps_n=wx,
+                  warp_rows=bm // wy, warp_cols=bn // wx, rows=np.minimum(bm, M), cols=np.minimum(bn, N),
+                  regs_per_thread=regs, smem_bytes=smem, blocks_per_sm=r, per_wave=per_wave,
+                  waves=full + (tail > 0), full_waves=full, tail_blocks=tail, tail_blocks_per_sm=-(-tail // hw.n_sm))
+
+
+def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None) -> float:
     """HBM bytes of a whole GEMM, replaying the grouped launch order wave by wave.
 
     Notes
@@ -159,9 +230,10 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
     96.0
     """
     M, N, K = check_shape(M, N, K)
-    _check_exact(M, N, K, check_hardware(hw))
+    hw = check_hardware(hw)
+    _check_exact(M, N, K, hw)
     for name, value in (("bm", bm), ("bn", bn), ("group", group)):
-        _check_knob(name, value)
+        check_knob(name, value)
     if isinstance(per_wave, bool) or not isinstance(per_wave, numbers.Integral) or per_wave < 1:
         raise ValueError(f"per_wave must be a positive integer, got {per_wave!r}")
     return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
@@ -169,7 +241,15 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware = H100_TC) -> float
 
 @memoised(maxsize=1024)
 def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
-    """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` at once: every wave of every one in one pass.
+    """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` on one shape (cached; see :func:`_replay_many`)."""
+    bm, bn, group, per_wave = (np.array(c, dtype=np.int64) for c in zip(*combos))
+    out = _replay_many(np.full_like(bm, M), np.full_like(bm, N), np.full_like(bm, K), bm, bn, group, per_wave, hw)
+    out.flags.writeable = False
+    return out
+
+
+def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
+    """HBM bytes of many ``(M, N, K, bm, bn, group, per_wave)`` (int64 arrays of one length) in one pass.
 
     Wave ``w`` runs pids ``[s, e)``. A group of ``G`` rows holds ``G * grid_n`` consecutive
     pids (the last group may have fewer rows), walked down its rows, then right. So a wave
@@ -180,16 +260,16 @@ def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware
     O(waves), not O(blocks).
     """
     elt = hw.bytes_per_element
-    bm, bn, group, per_wave = (np.array(c, dtype=np.int64) for c in zip(*combos))
+    c_bytes = M * N * elt
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
     n_waves = -(-blocks // per_wave)
     # one entry per wave of every combo
-    combo = np.repeat(np.arange(len(combos)), n_waves)
+    combo = np.repeat(np.arange(len(bm)), n_waves)
     first = np.concatenate([[0], np.cumsum(n_waves)[:-1]])
     index = np.arange(combo.size) - first[combo]
-    bm, bn, group, per_wave, grid_m, grid_n, blocks = (x[combo] for x in (bm, bn, group, per_wave, grid_m, grid_n,
-                                                                          blocks))
+    M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
+        x[combo] for x in (M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks))
     start = index * per_wave
     end = np.minimum(start + per_wave, blocks)
     in_group = group * grid_n
@@ -222,8 +302,8 @@ def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware
 
     def panel_bytes(tile, extent):
         def measure(lo, hi, part=slice(None)):  # panels [lo, hi) hold min(hi * tile, extent) - ... rows
-            t = tile[part]
-            return (np.minimum(np.maximum(hi, lo) * t, extent) - np.minimum(lo * t, extent)) * K * elt
+            t, e = tile[part], extent[part]
+            return (np.minimum(np.maximum(hi, lo) * t, e) - np.minimum(lo * t, e)) * K[part] * elt
         return measure
 
     a_bytes, b_bytes = panel_bytes(bm, M), panel_bytes(bn, N)
@@ -242,12 +322,16 @@ def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware
     later_wave = index > 0
     kept_reused[later_wave] = np.minimum(1.0, hw.l2_bytes / footprint[np.flatnonzero(later_wave) - 1]) \
         * reused[later_wave]
-    # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch
+    # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch.
+    # Where every kept part is a whole number of bytes (the panels fit L2) their sum is an exact
+    # integer below 2**53, which is what fsum returns; fsum runs only for the other combos.
     touched = np.add.reduceat(footprint, first)
-    out = np.array([float(t) - math.fsum(kept_reused[i:i + n]) + M * N * elt
-                    for t, i, n in zip(touched.tolist(), first.tolist(), n_waves.tolist())])
-    out.flags.writeable = False
-    return out
+    whole = np.floor(kept_reused) == kept_reused
+    exact = np.logical_and.reduceat(whole, first)
+    kept = np.add.reduceat(np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
+    for i in np.flatnonzero(~exact).tolist():
+        kept[i] = math.fsum(kept_reused[first[i]:first[i] + n_waves[i]])
+    return touched.astype(np.float64) - kept + c_bytes.astype(np.float64)
 
 
 def _check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
@@ -262,7 +346,7 @@ def _check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
                          f"{bound} bytes, not exact below 2**53: refused")
 
 
-def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTerms:
+def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> ModelTerms:
     """Price every configuration on an ``M x N x K`` FP16 GEMM in one vectorised pass.
 
     Parameters
@@ -271,8 +355,8 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTe
         Configurations, columns in ``SPACE`` order.
     M, N, K : int
         GEMM shape: ``C[M, N] = A[M, K] @ B[K, N]``.
-    hw : Hardware
-        Machine parameters.
+    hw : Hardware, optional
+        Machine parameters (default: :func:`schedlab.hardware.default`).
 
     Returns
     -------
@@ -309,51 +393,146 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware = H100_TC) -> ModelTe
     (4, 128)
     """
     M, N, K = check_shape(M, N, K)
-    _check_exact(M, N, K, check_hardware(hw))
+    hw = check_hardware(hw)
+    _check_exact(M, N, K, hw)
     arr = config_array(configs)
+    return _evaluate(arr, _launchable_mask(arr, hw), M, N, K, hw)
+
+
+def _launchable_mask(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     checks = launch_checks(arr, hw)
-    launchable = ~(checks["smem"] | checks["mma"] | checks["registers"])
-    n = len(arr)
-    nan = np.full(n, np.nan)
-    out = {name: nan.copy() for name in TERMS}
-    out.update(t_step_s=nan.copy(), fill_s=nan.copy(), epilogue_s=nan.copy(), bytes_hbm=nan.copy())
-    time_s = np.full(n, np.inf)
-    ints = {name: np.zeros(n, dtype=np.int64) for name in ("blocks", "blocks_per_sm", "waves", "k_steps")}
+    return ~(checks["smem"] | checks["mma"] | checks["registers"])
+
+
+def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:
+    """:func:`evaluate` of validated arguments; ``M, N, K`` scalars, or ``(s, 1)`` columns for ``s`` shapes."""
+    size = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K), (len(arr),))
+    out = _priced(arr, launchable, M, N, K, hw, size, tuple(f for f in ModelTerms.__dataclass_fields__
+                                                            if f != "launchable"))
+    return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
+
+
+def _priced(arr, launchable, M, N, K, hw: Hardware, size, names) -> dict[str, np.ndarray]:
+    """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``."""
+    ints = ("blocks", "blocks_per_sm", "waves", "k_steps")
+    out = {name: np.zeros(size, dtype=np.int64) if name in ints else np.full(size, np.nan) for name in names}
+    if "time_s" in out:
+        out["time_s"][...] = np.inf
     idx = np.flatnonzero(launchable)
-    if idx.size:
-        parts = _price(arr[idx], M, N, K, hw)
-        time_s[idx] = parts.pop("time_s")
-        for name, values in parts.items():
-            (ints if name in ints else out)[name][idx] = values
-    return ModelTerms(time_s=time_s, launchable=launchable, **ints, **out)
+    if idx.size and np.prod(size):
+        every = idx.size == len(arr)
+        for name, values in _price(arr[idx], M, N, K, hw).items():
+            if name not in out:
+                continue
+            if every:
+                out[name][...] = values
+            else:
+                out[name][..., idx] = values
+    return out
 
 
-def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
-    """The model proper, for launchable configurations only."""
+#: Most (shape, configuration) cells, plus replayed waves, :func:`evaluate_many` prices in one numpy
+#: pass: its working memory, about 60 float64 temporaries per cell (some 120 MiB), whatever the shapes.
+MANY_CHUNK_CELLS = 2**18
+
+
+def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)) -> dict[str, np.ndarray]:
+    """Price every configuration on every shape: :func:`evaluate` vectorised across shapes as well.
+
+    Parameters
+    ----------
+    shapes : sequence of (M, N, K)
+        GEMM shapes (or :class:`schedlab.analysis.Shape`), each validated as by :func:`evaluate`.
+    configs : sequence of GemmConfig or array-like of shape (n, 6)
+    hw : Hardware, optional
+        Machine parameters (default: :func:`schedlab.hardware.default`).
+    terms : sequence of str
+        The :class:`ModelTerms` fields to return (each costs ``8 n_shapes n_configs`` bytes).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Each requested field as a read-only ``(n_shapes, n_configs)`` array; row ``i`` is, bit for
+        bit, that field of ``evaluate(configs, *shapes[i], hw)``.
+
+    Notes
+    -----
+    Shapes are priced in chunks of at most :data:`MANY_CHUNK_CELLS` (shape, configuration) cells
+    plus replayed waves, so the working memory is bounded whatever the number of shapes; only the
+    returned arrays grow with it. The HBM replay of a launch order depends on a configuration only
+    through ``(bm, bn, group, per_wave)``, so it runs once per shape and distinct combination.
+
+    Examples
+    --------
+    >>> cfg = GemmConfig(256, 128, 32, 8, 4, 1)
+    >>> many = evaluate_many([(4096, 4096, 4096), (16, 4096, 4096)], [cfg], terms=("time_s", "waves"))
+    >>> many["time_s"].shape, many["waves"].tolist()
+    ((2, 1), [[4], [1]])
+    >>> bool(many["time_s"][1, 0] == evaluate([cfg], 16, 4096, 4096).time_s[0])
+    True
+    """
+    mnk = np.array([as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")], dtype=np.int64).reshape(-1, 3)
+    hw = check_hardware(hw)
+    terms = check_sequence(terms, "terms", "ModelTerms field names")
+    for name in terms:
+        if name not in ModelTerms.__dataclass_fields__:
+            raise ValueError(f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, "
+                             f"got {name!r}")
+    for M, N, K in mnk.tolist():
+        _check_exact(M, N, K, hw)
+    arr = config_array(configs)
+    launchable = _launchable_mask(arr, hw)
+    out = {name: np.empty((len(mnk), len(arr)), dtype=bool if name == "launchable" else
+                          np.int64 if name in ("blocks", "blocks_per_sm", "waves", "k_steps") else np.float64)
+           for name in terms}
+    # waves each shape replays: one per distinct (bm, bn, group, per_wave) of the launchable configs
+    tiles = arr[launchable]
+    per_wave = _tiling(tiles, 1, 1, 1, hw).per_wave
+    _, first = np.unique(np.stack([tiles[:, 0], tiles[:, 1], tiles[:, 5], per_wave], axis=1), axis=0,
+                         return_index=True)
+    cost = len(arr) + _tiling(tiles[first], mnk[:, :1], mnk[:, 1:2], mnk[:, 2:], hw).waves.sum(axis=1)
+    start = 0
+    while start < len(mnk):
+        stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1:]), MANY_CHUNK_CELLS - cost[start], "right"))
+        columns = [mnk[start:stop, j:j + 1] for j in range(3)]
+        chunk = _priced(arr, launchable, *columns, hw, (stop - start, len(arr)),
+                        tuple(name for name in terms if name != "launchable"))
+        for name in terms:
+            out[name][start:stop] = launchable if name == "launchable" else chunk[name]
+        start = stop
+    for values in out.values():
+        values.flags.writeable = False
+    return out
+
+
+def _price(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
+    """The model proper, for launchable configurations only; ``M, N, K`` scalars or ``(s, 1)`` columns."""
     bm, bn, bk, warps, stages, group = (arr[:, j] for j in range(6))
-    wy, wx = warp_grid(warps)
     elt = hw.bytes_per_element
     clk = hw.clock_hz
     lat = hw.mem_latency_s
 
     # --- grid, occupancy and waves -------------------------------------------------
-    blocks = -(-M // bm) * -(-N // bn)
-    k_steps = -(-K // bk)
-    r_full = blocks_per_sm(arr, hw)
-    per_wave = hw.n_sm * r_full
-    n_full, tail = blocks // per_wave, blocks % per_wave
-    waves = n_full + (tail > 0)
-    r_tail = -(-tail // hw.n_sm)
+    t = _tiling(arr, M, N, K, hw)
+    wy, wx, k_steps, r_full, per_wave = t.warps_m, t.warps_n, t.k_steps, t.blocks_per_sm, t.per_wave
+    n_full, tail, waves, r_tail = t.full_waves, t.tail_blocks, t.waves, t.tail_blocks_per_sm
 
     # --- per-k-step terms for a wave with r blocks per SM and `active` on the chip --
-    rows, cols = np.minimum(bm, M), np.minimum(bn, N)  # real, unpadded rows / columns of the busiest block
+    rows, cols = t.rows, t.cols  # real, unpadded rows / columns of the busiest block
     flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
     bytes_smem = (wx * bm + wy * bn) * bk * elt  # every warp reads its A strip (wm x bk) and B strip (bk x wn)
     bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
 
     # --- HBM: replay the launch order; one queue for the whole kernel (see the module notes)
     combos, combo_of = np.unique(np.stack([bm, bn, group, per_wave], axis=1), axis=0, return_inverse=True)
-    bytes_hbm = _replay(M, N, K, tuple(map(tuple, combos.tolist())), hw)[combo_of.ravel()]
+    combo_of = combo_of.ravel()
+    if np.ndim(M) == 0:
+        bytes_hbm = _replay(M, N, K, tuple(map(tuple, combos.tolist())), hw)[combo_of]
+    else:  # s shapes: every (shape, combination) in one replay
+        s, u = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K))[0], len(combos)
+        dims = (np.broadcast_to(x, (s, u)).ravel() for x in (M, N, K))
+        tiles = (np.broadcast_to(combos[:, j], (s, u)).ravel() for j in range(4))
+        bytes_hbm = _replay_many(*dims, *tiles, hw).reshape(s, u)[:, combo_of]
     t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer
     t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
     fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma
@@ -374,7 +553,7 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
 
     def step(terms):
         """k-step time from its terms: the slowest hides the rest behind the pipeline, or follows one latency."""
-        bound = np.maximum.reduce(list(terms.values()))
+        bound = functools.reduce(np.maximum, terms.values())  # terms may differ in shape (per shape or not)
         return np.where(stages > 1, np.maximum(bound, t_latency), lat + bound)
 
     full_terms, full_epilogue = wave(r_full, per_wave)
@@ -391,7 +570,7 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
     first_step = step(first_terms)
     return {
         "time_s": time_s,
-        "blocks": blocks,
+        "blocks": t.blocks,
         "blocks_per_sm": r_full,
         "waves": waves,
         "k_steps": k_steps,
@@ -404,7 +583,7 @@ def _price(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, n
     }
 
 
-def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -> float:
+def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None) -> float:
     """Model time in seconds of ``cfg`` on an ``M x N x K`` FP16 GEMM; ``inf`` if it cannot launch.
 
     A thin wrapper over :func:`evaluate` (one configuration).
@@ -412,6 +591,7 @@ def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -
     Examples
     --------
     >>> t = gemm_time(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096)
+    >>> from schedlab.hardware import H100_TC
     >>> 2 * 4096**3 / t / H100_TC.peak_flops > 0.85
     True
     >>> gemm_time(GemmConfig(256, 256, 128, 8, 5, 1), 4096, 4096, 4096)
@@ -422,7 +602,7 @@ def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -
     return float(evaluate([cfg], M, N, K, hw).time_s[0])
 
 
-def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -> Breakdown:
+def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None) -> Breakdown:
     """Every term of ``cfg``'s time on ``M x N x K`` and the bottleneck of its first wave.
 
     Raises
@@ -436,8 +616,6 @@ def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware = H100_TC) -> 
     >>> b.bottleneck, b.waves, b.blocks_per_sm
     ('t_tc_s', 4, 1)
     """
-    from .space import reasons
-
     if not isinstance(cfg, GemmConfig):
         raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
     terms = evaluate([cfg], M, N, K, hw)

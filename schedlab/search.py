@@ -34,16 +34,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import LECTURE_SHAPES, Landscape, as_mnk, landscape, llm_shapes
-from .hardware import H100_TC, Hardware
-from .model import blocks_per_sm
-from .space import SPACE, GemmConfig, all_configs, check_sequence, config_array, launch_checks, warp_grid
+from .analysis import Landscape, as_mnk, landscape, study_shapes
+from .caching import memoised
+from .hardware import Hardware, check_hardware
+from .model import tiling
+from .space import SPACE, GemmConfig, all_configs, check_sequence, config_array, launchable
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -73,8 +73,8 @@ __all__ = [
 DEFAULT_BUDGET = 300
 #: Default measurement noise: sigma of a lognormal factor, 3 % (a typical autotuning timing spread).
 DEFAULT_NOISE = 0.03
-#: The shapes :func:`compare` uses by default: the lecture's four, then Llama-3-8B's twenty.
-DEFAULT_SHAPES = tuple(LECTURE_SHAPES) + tuple(llm_shapes())
+#: The shapes :func:`compare` uses by default: :func:`schedlab.analysis.study_shapes` (22 distinct).
+DEFAULT_SHAPES = study_shapes()
 
 _NOISE_STREAM, _STRATEGY_STREAM = 0, 1
 _N_KNOBS = len(SPACE)
@@ -137,15 +137,14 @@ class _Space:
     adjacent_py: tuple  # adjacent_py[i]: tuple of launchable one-step neighbours of i
 
 
-@lru_cache(maxsize=8)
+@memoised(maxsize=8)
 def _space(hw: Hardware) -> _Space:
-    arr = config_array(all_configs())
-    checks = launch_checks(arr, hw)
-    ok = ~(checks["smem"] | checks["mma"] | checks["registers"])
-    values = arr[ok]
+    space = launchable(hw)
+    ok = np.array([c in space.index for c in all_configs()])  # both in SPACE order
+    values = space.array
     n = len(values)
     knobs = np.stack([np.searchsorted(SPACE[k], values[:, j]) for j, k in enumerate(SPACE)], axis=1)
-    full_to_launch = np.full(len(arr), -1, dtype=np.int64)
+    full_to_launch = np.full(len(ok), -1, dtype=np.int64)
     full_to_launch[np.flatnonzero(ok)] = np.arange(n)
     flat = knobs @ _STRIDES
     line = np.full((_N_KNOBS, n, _WIDTH), -1, dtype=np.int64)
@@ -164,7 +163,7 @@ def _space(hw: Hardware) -> _Space:
     lines_py = tuple(tuple(tuple(int(c) for c in row if c >= 0) for row in line[j].tolist())
                      for j in range(_N_KNOBS))
     adjacent_py = tuple(tuple(c for c in row if c >= 0) for row in adjacent.tolist())
-    for a in (knobs, values, adjacent, line, full_to_launch):
+    for a in (knobs, adjacent, line, full_to_launch):
         a.flags.writeable = False
     return _Space(n=n, knobs=knobs, values=values, adjacent=adjacent, line=line, full_to_launch=full_to_launch,
                   lines_py=lines_py, adjacent_py=adjacent_py)
@@ -194,19 +193,14 @@ def feature_names() -> tuple[str, ...]:
 
 def _features(values: np.ndarray, mnk: tuple[int, int, int], hw: Hardware) -> np.ndarray:
     """Static features of launchable configs on one shape, standardised over the space."""
-    M, N, K = mnk
-    bm, bn, bk, warps, stages, group = (values[:, j].astype(np.float64) for j in range(6))
-    wy, wx = warp_grid(values[:, 3])
+    t = tiling(values, *mnk, hw)
+    bm, bn, stages = (values[:, j].astype(np.float64) for j in (0, 1, 4))
     logs = np.log2(values.astype(np.float64))
-    r = np.maximum(blocks_per_sm(values, hw), 1)
-    blocks = np.ceil(M / bm) * np.ceil(N / bn)
-    per_wave = hw.n_sm * r
-    waves = np.ceil(blocks / per_wave)
-    fill = blocks / (waves * per_wave)  # how full the waves are on average (1 = no idle tail)
-    smem = stages * (bm + bn) * bk * hw.bytes_per_element
+    r, blocks, waves = (x.astype(np.float64) for x in (np.maximum(t.blocks_per_sm, 1), t.blocks, t.waves))
+    fill = blocks / (waves * t.per_wave)  # how full the waves are on average (1 = no idle tail)
     cols = [logs[:, j] for j in range(6)] + [
-        np.log2(bm / wy), np.log2(bn / wx), (stages == 1).astype(np.float64), np.log2(r), np.log2(waves), fill,
-        np.log2(np.ceil(K / bk)), np.log2(np.minimum(bm, M) / bm), np.log2(np.minimum(bn, N) / bn), np.log2(smem),
+        np.log2(t.warp_rows), np.log2(t.warp_cols), (stages == 1).astype(np.float64), np.log2(r), np.log2(waves), fill,
+        np.log2(t.k_steps), np.log2(t.rows / bm), np.log2(t.cols / bn), np.log2(t.smem_bytes),
     ]
     cols += [logs[:, i] * logs[:, j] for i in range(6) for j in range(i, 6)]
     X = np.stack(cols, axis=1)
@@ -227,7 +221,7 @@ class _Shape:
     features: np.ndarray
 
 
-@lru_cache(maxsize=64)
+@memoised(maxsize=64)
 def _context(mnk: tuple[int, int, int], hw: Hardware) -> _Shape:
     land = landscape(mnk, hw)
     space = _space(hw)
@@ -238,10 +232,8 @@ def _context(mnk: tuple[int, int, int], hw: Hardware) -> _Shape:
     return _Shape(mnk=mnk, land=land, space=space, times=land.time_s, optimum=land.best_time_s, features=X)
 
 
-def _ctx(shape, hw: Hardware) -> _Shape:
-    if not isinstance(hw, Hardware):
-        raise ValueError(f"hw must be a Hardware, got {type(hw).__name__}")
-    return _context(as_mnk(shape), hw)
+def _ctx(shape, hw: Hardware | None) -> _Shape:
+    return _context(as_mnk(shape), check_hardware(hw))
 
 
 def _noise_factors(seed: int, noise: float, n: int) -> np.ndarray:
@@ -306,7 +298,7 @@ class Measurer:
     ValueError: config (256, 256, 128, 8, 5, 1) cannot launch; a tuner prunes it before measuring
     """
 
-    def __init__(self, shape, budget: int, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware = H100_TC):
+    def __init__(self, shape, budget: int, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None):
         self._ctx = _ctx(shape, hw)
         self.shape = self._ctx.mnk
         self.seed = _check_int("seed", seed, 0)
@@ -792,7 +784,7 @@ def _run(name: str, shape, budget, seed, noise, hw, **options) -> SearchTrace:
 
 
 def exhaustive(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-               hw: Hardware = H100_TC) -> SearchTrace:
+               hw: Hardware | None = None) -> SearchTrace:
     """Measure the launchable configs in ``SPACE`` order until the budget is spent.
 
     This is what ``@triton.autotune`` does with its list of configs: no strategy, just the
@@ -823,7 +815,7 @@ def exhaustive(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float 
 
 
 def random_search(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                  hw: Hardware = H100_TC) -> SearchTrace:
+                  hw: Hardware | None = None) -> SearchTrace:
     """Measure launchable configs drawn uniformly without replacement.
 
     Parameters are those of :func:`exhaustive`; the seed also fixes the draw order.
@@ -840,7 +832,7 @@ def random_search(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: flo
 
 
 def coordinate_descent(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                       hw: Hardware = H100_TC, restarts: bool = True) -> SearchTrace:
+                       hw: Hardware | None = None, restarts: bool = True) -> SearchTrace:
     """Tune one knob at a time, from a random launchable start, until no single-knob move helps.
 
     For the current config, knob ``j`` (cycling through ``SPACE`` order) is swept over every
@@ -876,7 +868,7 @@ def coordinate_descent(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise
 
 
 def simulated_annealing(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                        hw: Hardware = H100_TC) -> SearchTrace:
+                        hw: Hardware | None = None) -> SearchTrace:
     """A random walk over one-knob-adjacent configs that accepts worse ones less and less often.
 
     Each step proposes a uniformly chosen launchable neighbour: one knob moved to the next
@@ -904,7 +896,7 @@ def simulated_annealing(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, nois
 
 
 def evolutionary(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                 hw: Hardware = H100_TC) -> SearchTrace:
+                 hw: Hardware | None = None) -> SearchTrace:
     """Evolve a population of configs, in the style of TVM's Ansor / MetaSchedule search.
 
     A population of 16 random configs is measured. Each generation draws 64 candidate
@@ -925,7 +917,7 @@ def evolutionary(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: floa
 
 
 def model_guided(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                 hw: Hardware = H100_TC) -> SearchTrace:
+                 hw: Hardware | None = None) -> SearchTrace:
     """Fit a cheap learned cost model to the measurements so far and measure its favourites.
 
     After 16 random configs, repeat: fit ridge regression (numpy, closed form) of
@@ -1091,7 +1083,7 @@ def _run_many(ctx: _Shape, name: str, seeds, budget: int, factors, **options):
 
 
 def compare(shapes=DEFAULT_SHAPES, strategies=tuple(STRATEGIES), seeds=range(100), budget: int = DEFAULT_BUDGET,
-            noise: float = DEFAULT_NOISE, factor: float = 1.05, hw: Hardware = H100_TC,
+            noise: float = DEFAULT_NOISE, factor: float = 1.05, hw: Hardware | None = None,
             progress: Callable[[int, int, str], None] | None = None) -> Comparison:
     """Run every strategy for every seed on every shape and summarise trials-to-within-``factor``.
 
@@ -1192,7 +1184,7 @@ class LocalOptima:
 
 
 def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: float = 1.05,
-                         hw: Hardware = H100_TC) -> LocalOptima:
+                         hw: Hardware | None = None) -> LocalOptima:
     """How often one coordinate descent from a random start gets stuck, and where.
 
     Each seed runs :func:`coordinate_descent` with ``restarts=False`` and an unlimited

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .caching import memoised
-from .hardware import H100_TC, Hardware, KiB, check_hardware
+from .hardware import Hardware, KiB, check_hardware, default
 
 __all__ = [
     "SPACE",
@@ -29,12 +29,15 @@ __all__ = [
     "Reason",
     "all_configs",
     "config_array",
+    "check_knob",
+    "pipeline_smem_bytes",
     "launch_checks",
     "Launchable",
     "launchable",
     "reasons",
     "static_valid",
     "check_shape",
+    "as_mnk",
     "MAX_TILES",
     "check_sequence",
     "MAX_K",
@@ -57,7 +60,8 @@ KNOB_NAMES = tuple(SPACE)
 WARP_GRID = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})
 
 
-def _check_knob(name: str, value) -> int:
+def check_knob(name: str, value) -> int:
+    """``value`` as an int when it is one of ``SPACE[name]``; otherwise a ValueError naming the knob."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer from {SPACE[name]}, got {value!r} ({type(value).__name__})")
     if value not in SPACE[name]:
@@ -103,7 +107,7 @@ class GemmConfig:
 
     def __post_init__(self):
         for name in KNOB_NAMES:
-            object.__setattr__(self, name, _check_knob(name, getattr(self, name)))
+            object.__setattr__(self, name, check_knob(name, getattr(self, name)))
 
     def as_tuple(self) -> tuple[int, int, int, int, int, int]:
         """The knob values in ``SPACE`` order."""
@@ -117,8 +121,11 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
-        """Shared memory of the pipeline: ``stages * (bm + bn) * bk * 2`` bytes (FP16)."""
-        return self.stages * (self.bm + self.bn) * self.bk * 2
+        """Shared memory of the pipeline on the default machine (:func:`schedlab.hardware.default`), in bytes.
+
+        See :func:`pipeline_smem_bytes`.
+        """
+        return int(pipeline_smem_bytes(self.bm, self.bn, self.bk, self.stages, default()))
 
 
 @memoised(maxsize=1)
@@ -161,7 +168,7 @@ def config_array(configs) -> np.ndarray:
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.integer):
         for row in arr:
             for name, value in zip(KNOB_NAMES, row):
-                _check_knob(name, value)
+                check_knob(name, value)
         return arr.astype(np.int64)
     for j, name in enumerate(KNOB_NAMES):
         bad = ~np.isin(arr[:, j], SPACE[name])
@@ -220,6 +227,15 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
     return M, N, K
 
 
+def as_mnk(shape) -> tuple[int, int, int]:
+    """``(M, N, K)`` of a shape record with an ``mnk`` attribute or of a 3-sequence, validated by :func:`check_shape`."""
+    try:
+        M, N, K = getattr(shape, "mnk", shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
+    return check_shape(M, N, K)
+
+
 class Reason(NamedTuple):
     """Why a configuration cannot launch: a short code and a Chinese message."""
 
@@ -234,23 +250,38 @@ def warp_grid(warps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return wy, wx
 
 
-def launch_checks(arr: np.ndarray, hw: Hardware = H100_TC) -> dict[str, np.ndarray]:
+def pipeline_smem_bytes(bm, bn, bk, stages, hw: Hardware):
+    """Shared memory a block's pipeline allocates: ``stages * (bm + bn) * bk * bytes_per_element`` bytes.
+
+    ``stages`` buffers, each holding an A tile (``bm x bk``) and a B tile (``bk x bn``). Arguments
+    broadcast (ints or integer arrays); the runtime's per-block reservation is not included.
+
+    Examples
+    --------
+    >>> from schedlab.hardware import H100_TC
+    >>> pipeline_smem_bytes(256, 128, 32, 4, H100_TC) // 1024  # KiB
+    96
+    """
+    return stages * (bm + bn) * bk * hw.bytes_per_element
+
+
+def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.ndarray]:
     """Vectorised pruning: for an ``(n, 6)`` config array, one boolean array per failure code.
 
     Notes
     -----
     With the warp grid ``(wy, wx)`` and warp tile ``wm = bm / wy``, ``wn = bn / wx``:
 
-    - ``smem``: ``stages * (bm + bn) * bk * 2 B > smem_limit``;
+    - ``smem``: :func:`pipeline_smem_bytes` ``> smem_limit``;
     - ``mma``: ``wm < 16`` or ``wn < 8`` (the warp tile is smaller than one m16n8 mma);
     - ``registers`` (only when the mma check passes): ``wm * wn / 32 + 40 > 255``,
       one FP32 accumulator register per output element per thread plus the rest.
     """
-    check_hardware(hw)
+    hw = check_hardware(hw)
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     wy, wx = warp_grid(warps)
     wm, wn = bm // wy, bn // wx
-    smem = stages * (bm + bn) * bk * hw.bytes_per_element > hw.smem_limit
+    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw) > hw.smem_limit
     mma = (wm < hw.mma_m) | (wn < hw.mma_n)
     regs = ~mma & (wm * wn // hw.warp_size + hw.base_regs_per_thread > hw.max_regs_per_thread)
     return {"smem": smem, "mma": mma, "registers": regs}
@@ -264,7 +295,7 @@ def _messages(hw: Hardware) -> dict[str, str]:
     }
 
 
-def reasons(cfg: GemmConfig, hw: Hardware = H100_TC) -> tuple[Reason, ...]:
+def reasons(cfg: GemmConfig, hw: Hardware | None = None) -> tuple[Reason, ...]:
     """Every reason ``cfg`` cannot launch on ``hw``; empty when it can.
 
     Examples
@@ -274,12 +305,13 @@ def reasons(cfg: GemmConfig, hw: Hardware = H100_TC) -> tuple[Reason, ...]:
     >>> reasons(GemmConfig(256, 128, 32, 8, 4, 1))
     ()
     """
+    hw = check_hardware(hw)
     checks = launch_checks(config_array([cfg]), hw)
     messages = _messages(hw)
     return tuple(Reason(code, messages[code]) for code, failed in checks.items() if failed[0])
 
 
-def static_valid(cfg: GemmConfig, hw: Hardware = H100_TC) -> bool:
+def static_valid(cfg: GemmConfig, hw: Hardware | None = None) -> bool:
     """True when ``cfg`` can launch on ``hw`` (no pruning reason applies)."""
     return not reasons(cfg, hw)
 
@@ -295,7 +327,7 @@ class Launchable(NamedTuple):
     index: MappingProxyType
 
 
-def launchable(hw: Hardware = H100_TC) -> Launchable:
+def launchable(hw: Hardware | None = None) -> Launchable:
     """The launchable configurations on ``hw`` (computed once per machine).
 
     Examples

@@ -33,7 +33,7 @@ from . import search
 from .analysis import as_mnk, landscape
 from .guides import Cell, median_ci
 from .caching import memoised
-from .hardware import H100_TC, Hardware
+from .hardware import Hardware, check_hardware
 from .space import SPACE, GemmConfig, check_sequence, launchable
 
 __all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "corner_optimum", "Plateau",
@@ -48,7 +48,7 @@ def _standardise(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
-def surrogate_features(name: str, shape, hw: Hardware = H100_TC) -> np.ndarray:
+def surrogate_features(name: str, shape, hw: Hardware | None = None) -> np.ndarray:
     """The ``(n, F)`` standardised feature matrix of surrogate ``name`` over ``landscape(shape, hw).configs``.
 
     Examples
@@ -56,6 +56,7 @@ def surrogate_features(name: str, shape, hw: Hardware = H100_TC) -> np.ndarray:
     >>> [surrogate_features(s, (4096, 4096, 4096)).shape[1] for s in SURROGATES]
     [6, 27, 26, 37]
     """
+    hw = check_hardware(hw)
     ctx = search._ctx(shape, hw)
     if name == "ours":
         return ctx.features
@@ -97,7 +98,7 @@ class Ablation:
 
 
 def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = search.DEFAULT_BUDGET,
-             noise: float = search.DEFAULT_NOISE, factor: float = 1.05, hw: Hardware = H100_TC) -> Ablation:
+             noise: float = search.DEFAULT_NOISE, factor: float = 1.05, hw: Hardware | None = None) -> Ablation:
     """Model-guided search with each surrogate's features, every seed, every shape.
 
     Examples
@@ -106,6 +107,7 @@ def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = sear
     >>> a.trials.shape, bool(a.cell((4096, 4096, 4096), "ours").median <= 24)
     ((1, 2, 10), True)
     """
+    hw = check_hardware(hw)
     mnks = tuple(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)"))
     if not mnks:
         raise ValueError("shapes must name at least one (M, N, K)")
@@ -150,7 +152,7 @@ def _extreme(points: np.ndarray, i: int) -> bool:
     return linprog(np.zeros(len(others)), A_eq=A, b_eq=b, bounds=(0, None), method="highs").status == 2
 
 
-def corner_optimum(shape, factor: float = 1.05, hw: Hardware = H100_TC) -> GemmConfig | None:
+def corner_optimum(shape, factor: float = 1.05, hw: Hardware | None = None) -> GemmConfig | None:
     """The first configuration (``SPACE`` order) within ``factor`` of the optimum at a corner of the space.
 
     A corner is an extreme point of the launchable configurations in log2-knob space: some
@@ -166,6 +168,7 @@ def corner_optimum(shape, factor: float = 1.05, hw: Hardware = H100_TC) -> GemmC
     >>> corner_optimum((64, 4096, 4096)) is None  # 32 x 32 tiles: the middle of the box
     True
     """
+    hw = check_hardware(hw)
     land = landscape(as_mnk(shape), hw)
     points = np.log2(launchable(hw).array.astype(np.float64))
     candidates = _hull_candidates(hw)
@@ -183,7 +186,7 @@ class Plateau(NamedTuple):
     next_ratio: float  # the fastest time outside, over the optimum
 
 
-def plateau(shape, factor: float = 1.05, hw: Hardware = H100_TC) -> Plateau:
+def plateau(shape, factor: float = 1.05, hw: Hardware | None = None) -> Plateau:
     """The optimum's plateau on ``shape``.
 
     Examples
@@ -192,7 +195,7 @@ def plateau(shape, factor: float = 1.05, hw: Hardware = H100_TC) -> Plateau:
     >>> p.n_within, p.n_times, round(p.next_ratio, 2)
     (15, 1, 1.23)
     """
-    land = landscape(as_mnk(shape), hw)
+    land = landscape(as_mnk(shape), check_hardware(hw))
     inside = land.tie_groups(within=search._check_factor(factor))
     nxt = land.tie_groups(len(inside) + 1)[-1]
     return Plateau(sum(len(g.configs) for g in inside), len(inside), float(nxt.ratio))

@@ -1,22 +1,21 @@
 """The book's doctests guard its numbers: perturb the model and they must fail.
 
-Each perturbation changes one H100 parameter in place (the pages' examples use the
-default ``H100_TC``), runs every ``>>>`` example of every page, and expects failures;
-the parameter is restored afterwards. The unperturbed run must pass, so a failure
-under perturbation is the model's doing, not a broken example.
+Each perturbation makes a copy of ``H100_TC`` with one parameter replaced the default
+machine (:func:`schedlab.hardware.using`; the pages' examples use the default), runs every
+``>>>`` example of every page, and expects failures. ``H100_TC`` itself is frozen and never
+touched. The unperturbed run must pass, so a failure under perturbation is the model's
+doing, not a broken example.
 """
 
+import dataclasses
 import doctest
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-import schedlab.analysis
-import schedlab.buckets
-import schedlab.model
-import schedlab.search
+import schedlab
 from schedlab import H100_TC
+from schedlab.hardware import default, using
 from tests.site_build import NOTEBOOK_PAGES
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
@@ -36,30 +35,20 @@ def run_book_doctests() -> dict[str, tuple[int, int]]:
     return results
 
 
-def clear_caches():
-    schedlab.clear_caches()
-    # the search tables (launchable configs, per-shape times and features) are memoised per machine too
-    schedlab.search._space.cache_clear()
-    schedlab.search._context.cache_clear()
-    # the bucket sweeps (launchable configs, times per M) of the buckets page
-    schedlab.buckets._sweep.cache_clear()
-    schedlab.buckets.launchable_configs.cache_clear()
-
-
 @pytest.fixture
 def perturb():
-    """Set H100_TC fields in place for one test; restore them (and clear caches) afterwards."""
-    saved = {f.name: getattr(H100_TC, f.name) for f in fields(H100_TC)}
+    """Run the pages on ``dataclasses.replace(H100_TC, **changes)``; H100_TC stays as it was."""
+    before = dataclasses.asdict(H100_TC)
 
-    def apply(**changes):
-        for name, value in changes.items():
-            object.__setattr__(H100_TC, name, value)  # frozen: bypass on purpose, restored below
-        clear_caches()
+    def run(**changes):
+        schedlab.clear_caches()  # a cold start, as a fresh build would have
+        with using(dataclasses.replace(H100_TC, **changes)) as hw:
+            assert default() is hw
+            return run_book_doctests()
 
-    yield apply
-    for name, value in saved.items():
-        object.__setattr__(H100_TC, name, value)
-    clear_caches()
+    yield run
+    schedlab.clear_caches()
+    assert dataclasses.asdict(H100_TC) == before and default() is H100_TC
 
 
 def test_every_page_has_doctests_and_they_pass_unperturbed():
@@ -97,7 +86,6 @@ def test_every_page_has_doctests_and_they_pass_unperturbed():
     ids=["smem_limit", "clock", "l2_bandwidth", "n_sm", "hbm_bandwidth"],
 )
 def test_perturbed_model_fails_the_book_doctests(perturb, changes, pages):
-    perturb(**changes)
-    results = run_book_doctests()
+    results = perturb(**changes)
     failing = {page for page, (failed, _) in results.items() if failed}
     assert pages <= failing, f"perturbing {changes} left these pages' doctests passing: {pages - failing}"

@@ -554,3 +554,30 @@ def test_tables_render_in_notebooks():
     table = render.knob_table()
     assert table._repr_html_() == table.to_html()
     assert table.to_html().count("<tr>") == 1 + len(table.rows)
+
+
+# --- what importing costs ---------------------------------------------------------------------
+
+TOPIC_LAYERS = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
+                "schedlab.guides", "schedlab.surrogates",
+                "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets", "schedlab.render.guides"]
+
+
+@pytest.mark.parametrize("module, absent", [
+    # the console needs only Table and fmt_time; the render face loads its topic tables on first use
+    ("schedlab.console", TOPIC_LAYERS),
+    ("schedlab.render", TOPIC_LAYERS),
+    # the labels sit below the tables and figures that use them
+    ("schedlab.labels", TOPIC_LAYERS + ["schedlab.render", "schedlab.figures", "matplotlib"]),
+])
+def test_import_loads_no_topic_layer(module, absent):
+    code = f"import sys, {module}; print(sorted(set({absent!r}) & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_topic_tables_load_on_first_use():
+    code = ("import sys, schedlab.render as r; before = 'schedlab.search' in sys.modules; r.search_table; "
+            "print(before, 'schedlab.search' in sys.modules, 'schedlab.learned' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "True", "False"]

@@ -27,8 +27,10 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from schedlab import figures  # noqa: E402
+from schedlab.figures.demos import REASON_STYLE  # noqa: E402
 from schedlab.analysis import LECTURE_SHAPES, landscape, sensitivity, transfer  # noqa: E402
 from schedlab.hardware import H100_TC, KiB  # noqa: E402
+from schedlab.labels import KNOB_LABELS  # noqa: E402
 from schedlab.model import TERMS, explain  # noqa: E402
 from schedlab.space import SPACE, GemmConfig, reasons, static_valid  # noqa: E402
 
@@ -91,8 +93,25 @@ def test_book_rc_sets_cjk_font_and_hyphen_minus(book_rc):
     assert book_rc["font.sans-serif"][0] == "WenQuanYi Micro Hei"
     assert "DejaVu Sans" in book_rc["font.sans-serif"]
     assert book_rc["axes.unicode_minus"] is False
-    # figure.dpi: the PNGs the pages show, twice the 110 dpi they are laid out for (sharp on 2x screens)
-    assert book_rc["savefig.dpi"] == 150 and book_rc["figure.dpi"] == 2 * 110
+
+
+def png_width_px(png: bytes) -> int:
+    """The width in the IHDR chunk of a PNG (bytes 16-19, big-endian)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    return int.from_bytes(png[16:20], "big")
+
+
+def test_page_png_is_twice_the_layout_resolution(book_rc, close):
+    # The PNG a page embeds is the figure's _repr_png_ (what glue stores); the pages lay a figure out
+    # at 110 px per inch, and its PNG must hold twice that (sharp on 2x screens and phones), while a
+    # saved file keeps savefig.dpi. Tight bounding box: the width moves by the padding, within 2 %.
+    fig = figures.landscape_cdf(landscape(SQUARE))
+    close(fig)
+    width_in = fig.get_figwidth()
+    assert png_width_px(fig._repr_png_()) == pytest.approx(width_in * 2 * 110, rel=0.02)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert png_width_px(buf.getvalue()) == pytest.approx(width_in * book_rc["savefig.dpi"], rel=0.02)
 
 
 def test_cjk_font_is_installed(book_rc):
@@ -168,7 +187,7 @@ def test_launch_map_counts_equal_static_valid(hw, close):
                 else:  # the label names a reason that rules out every config of the cell
                     codes = {r.code for r in reasons(GemmConfig(bm, bn, 16, SPACE["warps"][w_i], 1, 1), hw)}
                     assert codes & {"mma", "registers"}
-                    assert label in {figures._REASON_STYLE[c][1] for c in codes}
+                    assert label in {REASON_STYLE[c][1] for c in codes}
     if hw is H100_TC:
         assert expected.sum() * len(SPACE["group"]) == 3744  # the seed's launchable count
 
@@ -259,7 +278,7 @@ def test_sensitivity_bars_equal_finite_ratios(shape, close):
     assert len(axes) == len(SPACE)
     base = dict(zip(SPACE, s.base.as_tuple()))
     for ax, knob in zip(axes, SPACE):
-        assert figures.KNOB_LABELS[knob][0] in ax.get_title()
+        assert KNOB_LABELS[knob] in ax.get_title()
         assert ax.get_yscale() == "log"
         pairs = s.ratios[knob]
         bars = list(ax.containers[0])

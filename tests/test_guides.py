@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC, GemmConfig, landscape, launchable
-from schedlab import guides, guides_view, surrogates
+from schedlab import figures, guides, render, surrogates
 from schedlab.hardware import KiB
 from schedlab.search import compare
 
@@ -153,10 +153,10 @@ def test_plateau_counts_ties():
 def test_view_tables_and_figure():
     g = guides.guide_study(SQUARE, [guides.field_truth(0.0), guides.field_truth(0.1)], ["top-k model", "random"],
                            seeds=range(6))
-    t = guides_view.guide_table(g)
+    t = render.guide_table(g)
     assert t.headers == ("调优器", "σ = 0 %", "σ = 10 %") and len(t.rows) == 2
-    fig = guides_view.guide_sweep([g])
+    fig = figures.guide_sweep([g])
     ax = fig.axes[0]
     assert list(ax.lines[0].get_xdata()) == [0.0, 10.0]
     with pytest.raises(ValueError, match="GuideStudy"):
-        guides_view.guide_table("x")
+        render.guide_table("x")

@@ -212,7 +212,7 @@ def test_nested_and_boosted_arguments_are_checked():
     with pytest.raises(ValueError, match="boosted"):
         L.cross_validate(alpha="nested", model="boosted")
     with pytest.raises(ValueError, match="two"):
-        L.choose_alpha([(4096, 4096, 4096)], "projection")
+        L.choose_alpha(L.study_shapes()[:1], "projection")
     with pytest.raises(ValueError, match="alphas"):
         L.choose_alpha(L.study_shapes(), alphas=(-1.0,))
     with pytest.raises(ValueError, match="seed"):

@@ -15,7 +15,7 @@ import pytest
 
 from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time
 from schedlab.analysis import LECTURE_SHAPES, landscape
-from schedlab.model import TERMS, blocks_per_sm, hbm_bytes
+from schedlab.model import TERMS, blocks_per_sm, hbm_bytes, tiling
 from schedlab.space import config_array
 
 MiB = 1024 * 1024
@@ -304,3 +304,17 @@ class TestHardwarePerturbation:
         # A once (16) + B once (132) + C (66) = 214 MiB, the group-8 figure
         big = _scaled(l2_bytes=4)
         assert hbm_bytes(*TestHbmBytes.WIDE, 256, 128, 1, 132, big) == 214 * MiB
+
+
+def test_tiling_by_hand_and_across_shapes():
+    """256x128 tiles on 4096^3: 16 x 32 = 512 blocks, one per SM (96 KiB of pipeline each), 132 a wave:
+    three full waves and a tail of 512 - 396 = 116 blocks; on 16 rows the grid is 1 x 32, one wave."""
+    arr = config_array([BEST])
+    t = tiling(arr, 4096, 4096, 4096)
+    assert (t.grid_m[0], t.grid_n[0], t.blocks[0], t.k_steps[0]) == (16, 32, 512, 128)
+    assert (t.warps_m[0], t.warps_n[0], t.warp_rows[0], t.warp_cols[0]) == (4, 2, 64, 64)
+    assert (t.smem_bytes[0], t.blocks_per_sm[0], t.per_wave[0]) == (4 * 384 * 32 * 2, 1, 132)
+    assert (t.waves[0], t.full_waves[0], t.tail_blocks[0], t.tail_blocks_per_sm[0]) == (4, 3, 116, 1)
+    many = tiling(arr, np.array([[4096], [16]]), 4096, 4096)
+    assert many.blocks.tolist() == [[512], [32]] and many.waves.tolist() == [[4], [1]]
+    assert many.rows.tolist() == [[256], [16]]

@@ -11,11 +11,13 @@ import dataclasses
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, SPACE, GemmConfig, clear_caches, evaluate, gemm_time, landscape
-from schedlab.model import TERMS
+import schedlab.model
+from schedlab.model import TERMS, ModelTerms, evaluate_many
 
 from .strategies import (
     config_subsets,
@@ -175,12 +177,18 @@ class TestDeterminismAndAgreement:
         assert e2.time_s[0] == first
 
     @MEDIUM
-    @given(cfgs=config_subsets(), shape=shapes())
-    def test_scalar_equals_vector_exactly(self, cfgs, shape):
-        """gemm_time is documented as a thin wrapper over evaluate: the same float, bit for bit."""
-        vector = evaluate(cfgs, *shape).time_s
-        scalar = [gemm_time(c, *shape) for c in cfgs]
-        assert vector.tolist() == scalar
+    @given(cfgs=config_subsets(), many=st.lists(shapes(), min_size=1, max_size=6), hw=hardware(),
+           chunk=st.sampled_from((1, 2**18)))
+    def test_many_shapes_at_once_equal_one_shape_at_a_time(self, cfgs, many, hw, chunk):
+        """evaluate_many (shapes broadcast, one HBM replay across shapes, chunked) prices exactly as evaluate."""
+        fields = tuple(f for f in ModelTerms.__dataclass_fields__)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(schedlab.model, "MANY_CHUNK_CELLS", chunk)  # 1: every shape its own chunk
+            batched = evaluate_many(many, cfgs, hw, terms=fields)
+        for i, shape in enumerate(many):
+            one = evaluate(cfgs, *shape, hw)
+            for name in fields:
+                assert np.array_equal(batched[name][i], getattr(one, name), equal_nan=True), (shape, name)
 
     @FAST
     @given(cfgs=config_subsets(min_size=2), shape=shapes(), data=st.data())

@@ -9,6 +9,7 @@ would fail the build.
 
 from __future__ import annotations
 
+import importlib
 import io
 import logging
 import math
@@ -56,7 +57,7 @@ def assert_cell(text: str, cell):
     median, p90, reached = parse_cell(text)
     assert median == cell.median and p90 == cell.p90
     assert reached == pytest.approx(cell.reached, abs=0.0051)  # whole percent (one decimal near 0 % and 100 %)
-    assert text.endswith(f"({render._fmt_reach(cell.reached)})")
+    assert text.endswith(f"({render.fmt_reach(cell.reached)})")
 
 
 # --- tables -------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ def test_search_summary_table_rejects_empty_groups(comparison):
 @pytest.mark.parametrize("fraction, text", [(1.0, "100%"), (0.7, "70%"), (0.0, "0%"), (0.9966, "99.7%"),
                                             (0.004, "0.4%")])
 def test_reach_is_never_rounded_to_all_or_nothing(fraction, text):
-    assert render._fmt_reach(fraction) == text
+    assert render.fmt_reach(fraction) == text
 
 
 def test_fmt_trials():
@@ -220,3 +221,23 @@ def test_search_curves_leave_pyplot_and_rcparams_alone(comparison, close):
 
 def test_labels_cover_every_strategy():
     assert set(render.STRATEGY_LABELS) == set(STRATEGIES)
+
+
+# --- the package face ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", ["table", "demos", "appendix", "search", "learned", "buckets"])
+def test_render_face_re_exports_every_topic_table(module):
+    """Every public name of each topic module is reachable as ``render.<name>`` and is the same object,
+    whether the face imports the module at once or on first use (:data:`render.LAZY_MODULES`)."""
+    topic = importlib.import_module(f"schedlab.render.{module}")
+    for name in topic.__all__:
+        assert getattr(render, name) is getattr(topic, name), f"render.{name}"
+        assert name in render.__all__ and name in dir(render)
+    if module in render.LAZY_MODULES:
+        assert set(render.LAZY_MODULES[module]) == set(topic.__all__)
+
+
+def test_render_face_names_a_missing_table():
+    with pytest.raises(AttributeError, match="no attribute 'no_such_table'"):
+        render.no_such_table  # noqa: B018

@@ -9,6 +9,7 @@ import pytest
 
 from schedlab import (H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, landscape, reasons, sensitivity,
                       space_summary, transfer)
+from schedlab.hardware import using
 from schedlab.model import hbm_bytes
 from schedlab.space import check_shape, config_array
 
@@ -259,10 +260,18 @@ class TestApiArguments:
         lambda hw: hbm_bytes(*SQUARE, 256, 128, 1, 132, hw),
     ], ids=["evaluate", "gemm_time", "explain", "landscape", "transfer", "sensitivity", "space_summary", "reasons",
             "hbm_bytes"])
-    @pytest.mark.parametrize("bad", [None, "H100", dataclasses.asdict(H100_TC)], ids=["None", "str", "dict"])
+    @pytest.mark.parametrize("bad", [5, "H100", dataclasses.asdict(H100_TC)], ids=["int", "str", "dict"])
     def test_hw_not_hardware(self, call, bad):
         with pytest.raises(TypeError, match=r"\bhw\b"):
             call(bad)
+
+    def test_hw_none_is_the_default_machine_and_using_replaces_it(self):
+        fewer = dataclasses.replace(H100_TC, n_sm=114)
+        assert landscape(SQUARE, None) is landscape(SQUARE, H100_TC)
+        with using(fewer):
+            assert landscape(SQUARE).hw is fewer and landscape(SQUARE, H100_TC).hw is H100_TC
+            assert landscape(SQUARE).best_time_s > landscape(SQUARE, H100_TC).best_time_s  # more waves
+        assert landscape(SQUARE).hw is H100_TC  # restored on leaving the block
 
     @pytest.mark.parametrize("bad", [None, 5, 4096])
     def test_shapes_not_a_sequence(self, bad):
@@ -294,7 +303,7 @@ class TestApiArguments:
         (lambda: __import__("schedlab.search").search.compare(None), "shapes"),
         (lambda: __import__("schedlab.learned").learned.fit(None), "shapes"),
         (lambda: __import__("schedlab.buckets").buckets.sweep(4096, 4096, Ms=None), "Ms"),
-        (lambda: __import__("schedlab.learned").learned.features([GemmConfig(*GOOD)], SQUARE, hw=None), "hw"),
+        (lambda: __import__("schedlab.learned").learned.features([GemmConfig(*GOOD)], SQUARE, hw="H100"), "hw"),
     ], ids=["compare", "fit", "sweep", "features"])
     def test_other_modules_name_the_argument(self, call, name):
         with pytest.raises(TypeError, match=rf"\b{name}\b"):
@@ -305,3 +314,22 @@ class TestApiArguments:
         from schedlab.search import random_search
         with pytest.raises(ValueError, match="noise"):
             random_search(SQUARE, budget=2, noise=bad)
+
+
+class TestEvaluateMany:
+    def test_refuses_unknown_terms_and_bad_shapes(self):
+        from schedlab.model import evaluate_many
+
+        with pytest.raises(ValueError, match="terms"):
+            evaluate_many([SQUARE], [GemmConfig(*GOOD)], terms=("time",))
+        with pytest.raises(TypeError, match="shapes"):
+            evaluate_many(4096, [GemmConfig(*GOOD)])
+        with pytest.raises(ValueError, match=r"\bM\b"):
+            evaluate_many([SQUARE, (0, 4096, 4096)], [GemmConfig(*GOOD)])
+        with pytest.raises(TypeError, match=r"\bhw\b"):
+            evaluate_many([SQUARE], [GemmConfig(*GOOD)], "H100")
+
+    def test_no_shapes_gives_empty_rows(self):
+        from schedlab.model import evaluate_many
+
+        assert evaluate_many([], [GemmConfig(*GOOD)])["time_s"].shape == (0, 1)

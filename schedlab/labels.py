@@ -1,0 +1,219 @@
+"""Names the lecture gives things: knobs, shapes, strategies, methods, covers.
+
+One place for every label the tables (:mod:`schedlab.render`), the figures
+(:mod:`schedlab.figures`) and the console share, so a knob or a strategy is named the
+same way everywhere. Only :mod:`schedlab.space` and :mod:`schedlab.analysis` are
+imported: the label of a search strategy or a cover is a string keyed by its name,
+and needs nothing from the module that runs it.
+
+Examples
+--------
+>>> KNOB_LABELS["bm"], KNOB_GLOSSES["bm"], CONFIG_HEADER
+('BLOCK_M', '块的行数', '(BM, BN, BK, warps, stages, GROUP_M)')
+>>> shape_short((16, 4096, 4096)), lecture_short((16, 4096, 4096)), lecture_name((16, 4096, 4096))
+('16×4096×4096', 'decode 16', 'decode 16（16×4096×4096）')
+"""
+
+from __future__ import annotations
+
+from .analysis import LECTURE_SHAPES, Shape, as_mnk
+from .space import SPACE
+
+__all__ = [
+    "KNOB_LABELS",
+    "KNOB_GLOSSES",
+    "KNOB_SHORT",
+    "CONFIG_HEADER",
+    "STRATEGY_LABELS",
+    "METHOD_LABELS",
+    "FEATURE_SET_LABELS",
+    "SPLIT_LABELS",
+    "COVER_LABELS",
+    "TUNER_LABELS",
+    "SURROGATE_LABELS",
+    "strategy_label",
+    "cover_label",
+    "fmt_shape",
+    "shape_name",
+    "shape_short",
+    "lecture_short",
+    "lecture_name",
+]
+
+# --- knobs ----------------------------------------------------------------------------------
+
+#: Knob key of ``SPACE`` -> the name a Triton user knows it by.
+KNOB_LABELS = {
+    "bm": "BLOCK_M",
+    "bn": "BLOCK_N",
+    "bk": "BLOCK_K",
+    "warps": "num_warps",
+    "stages": "num_stages",
+    "group": "GROUP_M",
+}
+
+#: Knob key of ``SPACE`` -> a short Chinese gloss (the figures' panel titles add it to the Triton name).
+KNOB_GLOSSES = {
+    "bm": "块的行数",
+    "bn": "块的列数",
+    "bk": "每步沿 K 读多少",
+    "warps": "每块的 warp 数",
+    "stages": "流水线级数",
+    "group": "启动顺序分组",
+}
+
+#: Knob key of ``SPACE`` -> its short name in a configuration tuple's header.
+KNOB_SHORT = dict(zip(SPACE, ("BM", "BN", "BK", "warps", "stages", "GROUP_M")))
+
+#: Header of a column of configurations (:func:`schedlab.render.fmt_config`), knobs in ``SPACE`` order.
+CONFIG_HEADER = "(" + ", ".join(KNOB_SHORT.values()) + ")"
+
+# --- what the chapters compare --------------------------------------------------------------
+
+#: Strategy name in :data:`schedlab.search.STRATEGIES` -> its name in the lecture.
+STRATEGY_LABELS = {
+    "exhaustive": "按列表穷举",
+    "random": "随机搜索",
+    "descent": "坐标下降",
+    "annealing": "模拟退火",
+    "evolutionary": "进化搜索",
+    "model": "代价模型引导",
+}
+
+#: Method of :data:`schedlab.learned.METHODS` -> its name in the lecture.
+METHOD_LABELS = {
+    "model": "学到的代价模型",
+    "fixed": "固定一个配置",
+    "nearest": "最近形状的最优",
+}
+
+#: Feature set of :data:`schedlab.learned.FEATURE_SETS` -> what it holds.
+FEATURE_SET_LABELS = {
+    "knobs": "只有旋钮和形状",
+    "knobs+pairs": "旋钮、形状和它们的两两乘积",
+    "tile": "旋钮、形状和块的算术",
+}
+
+#: Split of :data:`schedlab.learned.SPLITS` -> what one fold holds out.
+SPLIT_LABELS = {
+    "projection": "每次留出一整个投影 (N, K)",
+    "tokens": "每次留出一个 token 数 M",
+    "both": "每次留出一个形状，并去掉和它同投影或同 M 的训练形状",
+}
+
+#: Tuner of :data:`schedlab.guides.TUNERS` -> its name in the lecture.
+TUNER_LABELS = {
+    "top-k model": "代价模型排序，测前 k 个",
+    "top-k learned": "学到的模型排序，测前 k 个",
+    "model-guided": STRATEGY_LABELS["model"],
+    **{name: STRATEGY_LABELS[name] for name in ("random", "descent", "annealing", "evolutionary")},
+}
+
+#: Surrogate of :data:`schedlab.surrogates.SURROGATES` -> what it holds.
+SURROGATE_LABELS = {
+    "linear": "线性：6 个对数旋钮",
+    "quadratic": "二次：对数旋钮及两两乘积",
+    "one-hot": "独热：每个旋钮取值一个指示",
+    "ours": "本章的特征（含模型的量）",
+}
+
+#: :attr:`schedlab.buckets.Cover.method` -> its name in the lecture.
+COVER_LABELS = {
+    "greedy": "集合覆盖（贪心）",
+    "exact": "集合覆盖（最少）",
+    "intervals": "连续区间",
+    "power-of-two": "2 的幂，向下取",
+    "power-of-two-up": "2 的幂，向上取",
+}
+
+
+def strategy_label(name: str) -> str:
+    """A strategy's name in the lecture; a strategy without one keeps its own name.
+
+    Examples
+    --------
+    >>> strategy_label("model"), strategy_label("mine")
+    ('代价模型引导', 'mine')
+    """
+    return STRATEGY_LABELS.get(name, name)
+
+
+def cover_label(method: str) -> str:
+    """A cover method's name in the lecture; a method without one keeps its own name.
+
+    Examples
+    --------
+    >>> cover_label("power-of-two"), cover_label("mine")
+    ('2 的幂，向下取', 'mine')
+    """
+    return COVER_LABELS.get(method, method)
+
+
+# --- shapes ---------------------------------------------------------------------------------
+
+
+def fmt_shape(shape) -> str:
+    """``M×N×K`` of a :class:`~schedlab.analysis.Shape` or an ``(M, N, K)`` tuple.
+
+    Examples
+    --------
+    >>> fmt_shape((512, 14336, 4096))
+    '512×14336×4096'
+    """
+    return "×".join(map(str, as_mnk(shape)))
+
+
+def shape_name(shape) -> str:
+    """The long Chinese description of a lecture shape, else ``M×N×K``.
+
+    Examples
+    --------
+    >>> shape_name(LECTURE_SHAPES[3]), shape_name((8, 8, 8))
+    ('decode 批 16 × 4096² 的投影', '8×8×8')
+    """
+    return shape.name if isinstance(shape, Shape) else fmt_shape(shape)
+
+
+def shape_short(shape) -> str:
+    """The short name of a :class:`~schedlab.analysis.Shape` (for column headers), else ``M×N×K``.
+
+    A tuple stays ``M×N×K`` even when it is a lecture shape's (see :func:`lecture_short`).
+
+    Examples
+    --------
+    >>> [shape_short(s) for s in LECTURE_SHAPES]
+    ['方阵 4096³', 'prefill 512', '小方阵 K=512', 'decode 16']
+    >>> shape_short((4096, 4096, 4096))
+    '4096×4096×4096'
+    """
+    return shape.short if isinstance(shape, Shape) else fmt_shape(shape)
+
+
+def _lecture_shape(shape) -> Shape | None:
+    """The lecture's :class:`~schedlab.analysis.Shape` with the same ``(M, N, K)``, if there is one."""
+    mnk = as_mnk(shape)
+    return next((s for s in LECTURE_SHAPES if s.mnk == mnk), None)
+
+
+def lecture_short(shape) -> str:
+    """The lecture's short name of a shape with the ``(M, N, K)`` of a lecture shape, else ``M×N×K``.
+
+    Examples
+    --------
+    >>> lecture_short((4096, 4096, 4096)), lecture_short((8, 8, 8))
+    ('方阵 4096³', '8×8×8')
+    """
+    known = _lecture_shape(shape)
+    return fmt_shape(shape) if known is None else known.short
+
+
+def lecture_name(shape) -> str:
+    """``M×N×K``, after the lecture's short name when the shape is one of the lecture's.
+
+    Examples
+    --------
+    >>> lecture_name((512, 14336, 4096)), lecture_name((8, 8, 8))
+    ('prefill 512（512×14336×4096）', '8×8×8')
+    """
+    dims, known = fmt_shape(shape), _lecture_shape(shape)
+    return dims if known is None or known.short == dims else f"{known.short}（{dims}）"

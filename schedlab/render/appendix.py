@@ -1,0 +1,102 @@
+"""Tables of the book's appendix: the hardware parameters and the seed script's claims."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ..hardware import H100_SOURCES, H100_TC, Hardware, KiB, MiB
+from .table import Table, fmt_tflops
+
+__all__ = ["hardware_table", "claims_table"]
+
+
+# --- the book's appendix --------------------------------------------------------------------
+
+
+#: Each hardware field: its Chinese name, its unit, and the unit's size (value / size is shown).
+_HW_FIELDS = {
+    "n_sm": ("SM 数", "个", 1),
+    "clock_hz": ("时钟", "GHz", 1e9),
+    "tc_flop_per_clk_per_sm": ("每 SM 的 Tensor Core 速率（稠密 FP16）", "FLOP 每拍", 1),
+    "tensor_cores_per_sm": ("每 SM 的 Tensor Core 数", "个", 1),
+    "smem_bytes_per_clk_per_sm": ("每 SM 的共享内存带宽", "B 每拍", 1),
+    "l2_port_bytes_per_clk_per_sm": ("每 SM 到 L2 的端口带宽", "B 每拍", 1),
+    "l2_bw_bytes_per_s": ("L2 总带宽", "TB/s", 1e12),
+    "hbm_bw_bytes_per_s": ("HBM 带宽", "TB/s", 1e12),
+    "l2_bytes": ("L2 容量", "MiB", MiB),
+    "smem_per_sm": ("每 SM 的共享内存", "KiB", KiB),
+    "smem_limit": ("每块最多的共享内存", "KiB", KiB),
+    "smem_reserved_per_block": ("每块保留的共享内存", "KiB", KiB),
+    "regs_per_sm": ("每 SM 的寄存器", "个", 1),
+    "max_regs_per_thread": ("每线程最多的寄存器", "个", 1),
+    "reg_alloc_unit": ("寄存器分配粒度（每线程）", "个", 1),
+    "base_regs_per_thread": ("累加器之外的寄存器（每线程）", "个", 1),
+    "max_threads_per_sm": ("每 SM 最多的线程", "个", 1),
+    "max_blocks_per_sm": ("每 SM 最多的块", "个", 1),
+    "warp_size": ("一个 warp 的线程数", "个", 1),
+    "mma_m": ("mma 指令的 M", "行", 1),
+    "mma_n": ("mma 指令的 N", "列", 1),
+    "bytes_per_element": ("每个元素（FP16）", "B", 1),
+    "mem_latency_s": ("访存延迟", "ns", 1e-9),
+}
+
+
+def _fmt_hw_value(name: str, value) -> str:
+    """A hardware field's value in the unit of :data:`_HW_FIELDS` (without the unit)."""
+    _label, _unit, size = _HW_FIELDS[name]
+    shown = value / size
+    return str(int(shown)) if float(shown).is_integer() else f"{shown:.4g}"
+
+
+def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
+    """Every parameter of ``hw``: its Chinese name, value, unit, source, and the field's identifier.
+
+    ``sources`` maps field names to a source (default :data:`~schedlab.hardware.H100_SOURCES`);
+    a field whose value differs from :data:`~schedlab.hardware.H100_TC` is marked as changed.
+
+    Examples
+    --------
+    >>> t = hardware_table()
+    >>> t.headers
+    ('参数', '值', '单位', '来源', '标识符')
+    >>> rows = {r[4]: r for r in t.rows}
+    >>> rows["l2_bytes"][:3], rows["mem_latency_s"][:3]
+    (('L2 容量', '50', 'MiB'), ('访存延迟', '750', 'ns'))
+    >>> import dataclasses
+    >>> {r[4]: r[3] for r in hardware_table(dataclasses.replace(H100_TC, n_sm=114)).rows}["n_sm"]
+    '改动过（H100：132 个）'
+    """
+    if not isinstance(hw, Hardware):
+        raise ValueError(f"hw must be a Hardware, got {type(hw).__name__}")
+    sources = H100_SOURCES if sources is None else sources
+    rows = []
+    for f in fields(hw):
+        if f.name == "name":
+            continue
+        label, unit, _size = _HW_FIELDS[f.name]
+        value, h100 = getattr(hw, f.name), getattr(H100_TC, f.name)
+        if value != h100:
+            source = f"改动过（H100：{_fmt_hw_value(f.name, h100)} {unit}）"
+        else:
+            source = sources.get(f.name, "")
+        rows.append((label, _fmt_hw_value(f.name, value), unit, source, f.name))
+    return Table(f"{hw.name}：模型的参数（稠密 FP16 峰值 {fmt_tflops(hw.peak_flops / 1e12)} TFLOPS）",
+                 ("参数", "值", "单位", "来源", "标识符"), rows)
+
+
+def claims_table(claims) -> Table:
+    """The seed's claims, each with the accepted range, the model's value and whether it holds.
+
+    ``claims`` is a sequence of records with ``id``, ``statement``, ``target``, ``value`` and
+    ``holds`` (:class:`schedlab.claims.Claim`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as C
+    >>> claims_table([C(id="C1", statement="s", target="t", value="v", holds=False)]).rows
+    (('C1', 's', 't', 'v', '✗ 不成立'),)
+    """
+    rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
+    held = sum(bool(c.holds) for c in claims)
+    return Table(f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
+                 ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"), rows)

@@ -1,0 +1,111 @@
+"""Tables of the learned cost model (:mod:`schedlab.learned`): regrets and hit rates per method."""
+
+from __future__ import annotations
+
+import math
+
+from ..labels import FEATURE_SET_LABELS, METHOD_LABELS, SPLIT_LABELS
+from ..learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
+from .table import MISSING, Table, check_real, fmt_pct, fmt_percent, fmt_ratio
+
+__all__ = ["regret_table", "hit_rate_table", "feature_set_table"]
+
+
+def _check_cv(cv) -> CrossValidation:
+    if not isinstance(cv, CrossValidation):
+        raise ValueError(f"cv must be a schedlab.learned.CrossValidation, got {type(cv).__name__}")
+    return cv
+
+
+def _check_k(k) -> int:
+    if k not in TOP_K or isinstance(k, bool):
+        raise ValueError(f"k must be one of {TOP_K}, got {k!r}")
+    return k
+
+
+def _pick_words(k: int) -> str:
+    return "第一选择" if k == 1 else f"前 {k} 个选择里最好的一个"
+
+
+def regret_table(cv: CrossValidation, k: int = 1) -> Table:
+    """Per method: geometric mean and worst regret over the held-out shapes, and where the worst is.
+
+    A regret is the true time of the method's choice (the best of its first ``k``) over the
+    held-out shape's optimum (:meth:`CrossValidation.regrets`); ``1.000`` is a perfect pick.
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = regret_table(cross_validate("tokens"))
+    >>> t.headers
+    ('做法', '几何平均', '最坏', '最坏的形状')
+    >>> t.column("做法")
+    ('学到的代价模型', '固定一个配置', '最近形状的最优')
+    >>> t.rows[0][1]
+    '1.000'
+    """
+    cv, k = _check_cv(cv), _check_k(k)
+    rows = []
+    for method in METHODS:
+        regrets = cv.regrets(method, k)
+        worst = int(regrets.argmax())
+        where = cv.results[worst].name if regrets[worst] > 1.0 else MISSING
+        rows.append((METHOD_LABELS[method], fmt_ratio(cv.geomean_regret(method, k), 3),
+                     fmt_ratio(cv.worst_regret(method, k), 3), where))
+    title = (f"{SPLIT_LABELS.get(cv.split, cv.split)}，{len(cv.results)} 个留出形状上{_pick_words(k)}的时间 / "
+             f"该形状的最优（{FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set)}）")
+    return Table(title, ("做法", "几何平均", "最坏", "最坏的形状"), rows)
+
+
+def hit_rate_table(cv: CrossValidation, tol: float = 0.05) -> Table:
+    """Per method and ``k`` in :data:`~schedlab.learned.TOP_K`: the share of held-out shapes whose
+    first ``k`` picks hold one within ``tol`` of the optimum (:meth:`CrossValidation.hit_rate`).
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = hit_rate_table(cross_validate("tokens"))
+    >>> t.headers
+    ('做法', '前 1 个', '前 5 个', '前 10 个')
+    >>> t.rows[0]
+    ('学到的代价模型', '100%', '100%', '100%')
+    """
+    cv = _check_cv(cv)
+    tol = check_real(tol, "tol")
+    rows = [(METHOD_LABELS[m],) + tuple(fmt_percent(cv.hit_rate(m, k, tol)) for k in TOP_K) for m in METHODS]
+    title = (f"{len(cv.results)} 个留出形状里，前 k 个选择中至少有一个在最优的 {fmt_pct(tol)} 以内的比例"
+             f"（{SPLIT_LABELS.get(cv.split, cv.split)}）")
+    return Table(title, ("做法",) + tuple(f"前 {k} 个" for k in TOP_K), rows)
+
+
+def feature_set_table(cvs, tol: float = 0.05) -> Table:
+    """The learned model with different features, one row per cross-validation (same split).
+
+    Columns: the features, how many, the RMSE of predicted ``log(time)`` over every
+    configuration of every held-out shape, the first pick's geometric-mean and worst regret,
+    and the share of held-out shapes where the first pick is within ``tol``.
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = feature_set_table([cross_validate("tokens", "knobs")])
+    >>> t.headers
+    ('特征', '个数', '留出形状上 log 时间的 RMSE', '几何平均', '最坏', '第一选择在 5% 以内')
+    >>> t.rows[0][:2]
+    ('只有旋钮和形状', '10')
+    """
+    records = tuple(_check_cv(cv) for cv in cvs)
+    if not records:
+        raise ValueError("feature_set_table needs at least one cross-validation")
+    tol = check_real(tol, "tol")
+    rows = []
+    for cv in records:
+        rmse = math.sqrt(sum(r.log_rmse ** 2 for r in cv.results) / len(cv.results))  # every shape: same rows
+        rows.append((FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set), str(len(FEATURE_SETS[cv.feature_set])),
+                     f"{rmse:.2f}", fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
+                     fmt_percent(cv.hit_rate("model", 1, tol))))
+    splits = {cv.split for cv in records}
+    title = (f"同一个岭回归，换一套特征（{SPLIT_LABELS.get(records[0].split, records[0].split)}）"
+             if len(splits) == 1 else "同一个岭回归，换一套特征")
+    return Table(title, ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏",
+                         f"第一选择在 {fmt_pct(tol)} 以内"), rows)

@@ -1,0 +1,232 @@
+"""The record every table is, and the numbers in its cells: each formatted here, once.
+
+A :class:`Table` holds strings only; the ``fmt_*`` functions turn the model's numbers into
+them, so the console and the book show the same digits. ``"—"`` (:data:`MISSING`) stands
+for no number (a configuration that cannot launch, a goal not reached).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from dataclasses import dataclass
+
+from ..space import GemmConfig
+
+__all__ = [
+    "MISSING",
+    "Table",
+    "check_real",
+    "fmt_time",
+    "fmt_whole",
+    "fmt_tflops",
+    "fmt_trials",
+    "fmt_ratio",
+    "fmt_percent",
+    "fmt_pct",
+    "fmt_config",
+]
+
+#: Placeholder for "no number": a configuration that cannot launch, an infinite time.
+MISSING = "—"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A formatted table: a title, column headers and rows, all strings.
+
+    Parameters
+    ----------
+    title : str
+        One line saying what the table shows (may be empty).
+    headers : tuple of str
+        Column headers.
+    rows : tuple of tuple of str
+        Cells; every row has one cell per header. Lists are converted to tuples.
+
+    Raises
+    ------
+    ValueError
+        If a cell or header is not a ``str`` or a row's length differs from the headers'.
+
+    Examples
+    --------
+    >>> t = Table("例子", ("a", "b"), [("1", "<2>")])
+    >>> t.rows
+    (('1', '<2>'),)
+    >>> Table("bad", ("a", "b"), [("1",)])
+    Traceback (most recent call last):
+    ...
+    ValueError: row 0 has 1 cells, expected 2 (one per header)
+    """
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self):
+        if not isinstance(self.title, str):
+            raise ValueError(f"title must be a str, got {type(self.title).__name__}")
+        headers = tuple(self.headers)
+        rows = tuple(tuple(row) for row in self.rows)
+        for h in headers:
+            if not isinstance(h, str):
+                raise ValueError(f"headers must be str, got {h!r}")
+        for i, row in enumerate(rows):
+            if len(row) != len(headers):
+                raise ValueError(f"row {i} has {len(row)} cells, expected {len(headers)} (one per header)")
+            for cell in row:
+                if not isinstance(cell, str):
+                    raise ValueError(f"row {i}: cells must be str (format them in schedlab.render), got {cell!r}")
+        object.__setattr__(self, "headers", headers)
+        object.__setattr__(self, "rows", rows)
+
+    def column(self, header: str) -> tuple[str, ...]:
+        """The cells under ``header``.
+
+        Examples
+        --------
+        >>> Table("", ("a", "b"), [("1", "2"), ("3", "4")]).column("b")
+        ('2', '4')
+        """
+        j = self.headers.index(header)
+        return tuple(row[j] for row in self.rows)
+
+    def to_html(self) -> str:
+        """A plain ``<table>`` (title as ``<caption>``), every string HTML-escaped.
+
+        Examples
+        --------
+        >>> print(Table("x<y", ("a",), [("&",)]).to_html())
+        <table>
+        <caption>x&lt;y</caption>
+        <thead><tr><th>a</th></tr></thead>
+        <tbody>
+        <tr><td>&amp;</td></tr>
+        </tbody>
+        </table>
+        """
+        esc = html.escape
+        lines = ["<table>"]
+        if self.title:
+            lines.append(f"<caption>{esc(self.title)}</caption>")
+        lines.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in self.headers) + "</tr></thead>")
+        lines.append("<tbody>")
+        lines.extend("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        lines.append("</tbody>")
+        lines.append("</table>")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a Table left as a cell's last expression as :meth:`to_html`."""
+        return self.to_html()
+
+
+# --- numbers ------------------------------------------------------------------------------
+
+# (unit, seconds per unit, decimals), smallest first
+_TIME_UNITS = (("ns", 1e-9, 0), ("µs", 1e-6, 1), ("ms", 1e-3, 2), ("s", 1.0, 2))
+
+
+def check_real(x, what: str) -> float:
+    """``x`` as a float; a ``ValueError`` naming ``what`` unless it is a real number (bool is not)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
+    return float(x)
+
+
+def fmt_time(seconds) -> str:
+    """A duration for people: ns without decimals, µs with one, ms and s with two.
+
+    ``inf`` (a configuration that cannot launch) and NaN give ``"—"``.
+
+    Parameters
+    ----------
+    seconds : float
+        Time in seconds (numpy scalars are fine).
+
+    Examples
+    --------
+    >>> fmt_time(149.04e-6), fmt_time(1.2345e-3), fmt_time(850e-9), fmt_time(float("inf"))
+    ('149.0 µs', '1.23 ms', '850 ns', '—')
+    >>> fmt_time(0.99996e-3), fmt_time(2.5), fmt_time(0)
+    ('1.00 ms', '2.50 s', '0 ns')
+    """
+    s = check_real(seconds, "seconds")
+    if not math.isfinite(s):
+        return MISSING
+    for i, (unit, scale, decimals) in enumerate(_TIME_UNITS):
+        value = round(abs(s) / scale, decimals)
+        if value < 1000 or i == len(_TIME_UNITS) - 1:  # rounding up to 1000 moves to the next unit
+            return f"{math.copysign(value, s) if s < 0 else value:.{decimals}f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def fmt_whole(x) -> str:
+    """A number without decimals: TFLOP/s (the model's absolute numbers deserve no more), a count
+    of measurements; ``"—"`` for ``inf`` (a goal not reached in the budget) or NaN.
+
+    :func:`fmt_tflops` and :func:`fmt_trials` are this function, named for what they show.
+
+    Examples
+    --------
+    >>> fmt_whole(922.108), fmt_whole(18.0), fmt_whole(float("inf")), fmt_whole(float("nan"))
+    ('922', '18', '—', '—')
+    """
+    value = check_real(x, "x")
+    return f"{value:.0f}" if math.isfinite(value) else MISSING
+
+
+#: TFLOP/s, without decimals (:func:`fmt_whole`).
+fmt_tflops = fmt_whole
+#: A number of measurements (:func:`fmt_whole`).
+fmt_trials = fmt_whole
+
+
+def fmt_ratio(ratio, decimals: int = 2) -> str:
+    """A time ratio such as ``3.37``; ``"—"`` for ``inf`` (cannot launch).
+
+    Examples
+    --------
+    >>> fmt_ratio(3.3714), fmt_ratio(1.0, 3), fmt_ratio(float("inf"))
+    ('3.37', '1.000', '—')
+    """
+    x = check_real(ratio, "ratio")
+    return f"{x:.{decimals}f}" if math.isfinite(x) else MISSING
+
+
+def fmt_percent(fraction, decimals: int = 0) -> str:
+    """A fraction as a percentage.
+
+    Examples
+    --------
+    >>> fmt_percent(0.624), fmt_percent(0.9321, 1)
+    ('62%', '93.2%')
+    """
+    x = check_real(fraction, "fraction")
+    return f"{100 * x:.{decimals}f}%" if math.isfinite(x) else MISSING
+
+
+def fmt_config(cfg: GemmConfig) -> str:
+    """A configuration as its knob tuple, in ``SPACE`` order.
+
+    Examples
+    --------
+    >>> fmt_config(GemmConfig(256, 128, 32, 8, 4, 1))
+    '(256, 128, 32, 8, 4, 1)'
+    """
+    if not isinstance(cfg, GemmConfig):
+        raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
+    return str(cfg.as_tuple())
+
+
+def fmt_pct(fraction: float) -> str:
+    """A setting as a percentage, shown as given (no rounding).
+
+    Examples
+    --------
+    >>> fmt_pct(0.05), fmt_pct(0.025)
+    ('5%', '2.5%')
+    """
+    return f"{100 * fraction:.6g}%"
