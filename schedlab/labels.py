@@ -28,6 +28,7 @@ __all__ = [
     "METHOD_LABELS",
     "FEATURE_SET_LABELS",
     "SPLIT_LABELS",
+    "MODEL_LABELS",
     "COVER_LABELS",
     "TUNER_LABELS",
     "SURROGATE_LABELS",
@@ -115,6 +116,12 @@ SURROGATE_LABELS = {
     "quadratic": "二次：对数旋钮及两两乘积",
     "one-hot": "独热：每个旋钮取值一个指示",
     "ours": "本章的特征（含模型的量）",
+}
+
+#: Regression of :data:`schedlab.learned.MODELS` -> its name in the lecture.
+MODEL_LABELS = {
+    "ridge": "岭回归",
+    "boosted": "梯度提升树",
 }
 
 #: :attr:`schedlab.buckets.Cover.method` -> its name in the lecture.

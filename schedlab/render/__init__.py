@@ -41,7 +41,7 @@ from .table import (MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent
 LAZY_MODULES = {
     "search": ("fmt_reach", "search_table", "search_shape_table", "search_summary_table", "local_optima_table",
                "descent_table"),
-    "learned": ("regret_table", "hit_rate_table", "feature_set_table"),
+    "learned": ("regret_table", "hit_rate_table", "feature_set_table", "model_table"),
     "buckets": ("fmt_m_range", "bucket_table", "cover_table"),
     "guides": ("fmt_interval", "guide_table", "ablation_table"),
 }
