@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .analysis import Shape, as_mnk, landscape, study_shapes
+from .caching import memoised
 from .hardware import H100_TC, Hardware, check_hardware
 from .model import tiling
 from .space import GemmConfig, check_sequence, config_array, launchable
@@ -241,13 +242,18 @@ class CostModel:
 
 
 def _training_rows(shapes, feature_set: str, hw: Hardware):
-    X, y = [], []
-    space = launchable(hw).array  # the landscapes' configurations, in their order, as one array
-    for s in shapes:
-        land = landscape(as_mnk(s), hw)
-        X.append(features(space, land.shape, feature_set, hw))
-        y.append(np.log(land.time_s))
-    return np.concatenate(X), np.concatenate(y)
+    rows = [_shape_rows(as_mnk(s), feature_set, hw) for s in shapes]
+    return np.concatenate([X for X, _ in rows]), np.concatenate([y for _, y in rows])
+
+
+@memoised(maxsize=128)
+def _shape_rows(mnk: tuple[int, int, int], feature_set: str, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+    """One shape's training rows: features of every launchable configuration (in the landscape's order), log time."""
+    land = landscape(mnk, hw)
+    X = features(launchable(hw).array, mnk, feature_set, hw)
+    y = np.log(land.time_s)
+    X.flags.writeable = y.flags.writeable = False
+    return X, y
 
 
 def _standardiser(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -319,18 +325,12 @@ def choose_alpha(shapes, split: str = "projection", feature_set: str = "tile", a
     inner = folds(split, shapes)
     if len(inner) < 2:
         raise ValueError(f"choose_alpha needs shapes of at least two {split} groups, got {len(inner)}")
-    rows = {as_mnk(s): _training_rows([s], feature_set, hw) for s in shapes}  # each shape's rows, once
-
-    def stack(group):
-        return (np.concatenate([rows[as_mnk(s)][0] for s in group]),
-                np.concatenate([rows[as_mnk(s)][1] for s in group]))
-
     sse = np.zeros(len(alphas))
     for _, train, test in inner:
-        X, y = stack(train)
+        X, y = _training_rows(train, feature_set, hw)
         mean, scale = _standardiser(X)
         y_mean, coefs = _ridge((X - mean) / scale, y, alphas)
-        Xt, yt = stack(test)
+        Xt, yt = _training_rows(test, feature_set, hw)
         Zt = (Xt - mean) / scale
         sse += [float(np.sum((Zt @ c + y_mean - yt) ** 2)) for c in coefs]
     return float(alphas[np.flatnonzero(sse <= sse.min() * (1 + 1e-12))[-1]])
