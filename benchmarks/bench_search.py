@@ -31,6 +31,7 @@ import numpy as np
 from schedlab import clear_caches
 import schedlab.analysis as analysis
 import schedlab.model as model
+import schedlab.compare as compare
 import schedlab.search as search
 from schedlab.space import config_array
 
@@ -86,10 +87,10 @@ def bench_model(repeats: int):
 
 
 def bench_strategies(repeats: int, seeds: int):
-    search._ctx(SHAPE, search.H100_TC)  # landscape and tables built once, as in a book build
+    search.search_context(SHAPE)  # landscape and tables built once, as in a book build
     rows = []
     for name in search.STRATEGIES:
-        s = best_of(lambda: search.compare([SHAPE], [name], seeds=range(seeds)), repeats)
+        s = best_of(lambda: compare.compare([SHAPE], [name], seeds=range(seeds)), repeats)
         measurements = seeds * search.DEFAULT_BUDGET
         one = best_of(lambda: search.STRATEGIES[name](SHAPE, search.DEFAULT_BUDGET, 0), repeats)
         rows.append([name, f"{s:.3f}", f"{seeds / s:,.0f}", f"{measurements / s:,.0f}", f"{one * 1e3:.1f}"])
@@ -108,7 +109,7 @@ def bench_comparison():
         def progress(done, total_, what):
             print(f"\r  {label}: {done}/{total_} {what:<28}", end="", file=sys.stderr, flush=True)
 
-        c = search.compare(progress=progress if sys.stderr.isatty() else None)
+        c = compare.compare(progress=progress if sys.stderr.isatty() else None)
         s = time.perf_counter() - t
         if sys.stderr.isatty():
             print("\r" + " " * 70 + "\r", end="", file=sys.stderr)

@@ -42,6 +42,7 @@ from .space import GemmConfig, check_sequence, check_shape, config_array, launch
 __all__ = [
     "TOLERANCE",
     "DECODE_MS",
+    "decode_ms",
     "PREFILL_MS",
     "TILE_MS",
     "TILE_NS",
@@ -59,10 +60,22 @@ __all__ = [
     "optimal_tiles",
 ]
 
+
+def decode_ms(m_max: int) -> tuple[int, ...]:
+    """Decode token counts up to ``m_max``: 1, ``m_max`` and both ends ``16 j + 1``, ``16 (j + 1)`` of each 16-row interval.
+
+    Examples
+    --------
+    >>> decode_ms(40)
+    (1, 16, 17, 32, 33, 40)
+    """
+    return tuple(sorted({1, m_max} | set(range(16, m_max + 1, 16)) | set(range(17, m_max + 1, 16))))
+
+
 #: "Within 5 % of its own optimum".
 TOLERANCE = 0.05
 #: Decode token counts: 1, and both ends ``16 j + 1`` and ``16 (j + 1)`` of every 16-row interval up to 512.
-DECODE_MS = tuple(sorted({1} | set(range(16, 513, 16)) | set(range(17, 513, 16))))
+DECODE_MS = decode_ms(512)
 #: Prefill lengths 128 ... 8192: powers of two, one past each, and 1.5 times each.
 PREFILL_MS = tuple(sorted({2**k for k in range(7, 14)} | {2**k + 1 for k in range(7, 13)}
                           | {3 * 2**k for k in range(6, 12)}))
@@ -325,7 +338,7 @@ def exact_cover(sw: Sweep, tol: float = TOLERANCE, max_nodes: int = 200_000) -> 
         nonlocal nodes
         nodes += 1
         if nodes > max_nodes:
-            raise _Budget
+            raise _NodeLimitReached
         if not uncovered:
             return []
         if k == 0:
@@ -347,13 +360,13 @@ def exact_cover(sw: Sweep, tol: float = TOLERANCE, max_nodes: int = 200_000) -> 
             found = search(everything, k)
             if found is not None:
                 return _set_cover_record(sw, "exact", [cols[c] for c in found], tol)
-    except _Budget:
+    except _NodeLimitReached:
         return None
     raise AssertionError("every M has its own optimum within tol, so a cover exists")  # pragma: no cover
 
 
-class _Budget(Exception):
-    pass
+class _NodeLimitReached(Exception):
+    """Raised inside :func:`exact_cover` when its search passes ``max_nodes`` (not a measurement budget)."""
 
 
 def interval_cover(sw: Sweep, tol: float = TOLERANCE) -> Cover:

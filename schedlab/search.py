@@ -12,21 +12,24 @@ replay each trace through a Measurer):
 - a configuration already measured is never charged again (the tuner caches results);
 - measurement ``k`` is refused once ``k`` exceeds the budget.
 
-Six strategies, each a function ``(shape, budget, seed, noise=..., hw=...) -> SearchTrace``:
+Six strategies, each a function ``(shape, budget, seed, noise=..., hw=...) -> SearchTrace``
+followed by its *core*, which runs many seeds at once (the contract: :func:`run_seeds`):
 :func:`exhaustive`, :func:`random_search`, :func:`coordinate_descent`,
-:func:`simulated_annealing`, :func:`evolutionary` and :func:`model_guided`. The same seed
-gives the same trace; the seed fixes both the strategy's own choices and the noise.
-
-The comparison analyses -- :func:`trials_to_within`, :func:`compare`,
-:func:`descent_local_optima` -- are data in, data out. :func:`compare` runs every
-strategy for many seeds at once, in lock step where a strategy allows it, so the full
-comparison (24 shapes x 6 strategies x 100 seeds) takes seconds, not minutes.
+:func:`simulated_annealing`, :func:`evolutionary` and :func:`model_guided`, registered by
+name in :data:`STRATEGIES` (functions) and :data:`CORES` (cores). The same seed gives the
+same trace; the seed fixes both the strategy's own choices and the noise. The comparison
+study over shapes, strategies and seeds is :mod:`schedlab.compare`.
 
 Randomness: seed ``s`` drives two independent numpy streams, ``default_rng([0, s])``
 for the noise (one lognormal factor per configuration, so every strategy run with seed
 ``s`` meets the same "machine": common random numbers) and ``default_rng([1, s])`` for
 the strategy's own choices. A strategy's result for seed ``s`` never depends on which
 other seeds run beside it.
+
+This module is longer than ~500 lines on purpose: the six cores sit beside the public
+functions that document them, and they share the tables, the measuring rules and the
+trace defined above them; split into files, each strategy would be a docstring in one
+place and its code in another again.
 """
 
 from __future__ import annotations
@@ -43,37 +46,45 @@ from .analysis import Landscape, as_mnk, landscape, study_shapes
 from .caching import memoised
 from .hardware import Hardware, check_hardware
 from .model import tiling
-from .space import SPACE, GemmConfig, all_configs, check_sequence, config_array, launchable
+from .space import SPACE, GemmConfig, all_configs, launchable
 
 __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_NOISE",
     "DEFAULT_SHAPES",
+    "MAX_NOISE",
+    "CORES",
     "STRATEGIES",
+    "Core",
     "BudgetExhausted",
     "Measurer",
+    "NeighbourTables",
+    "SearchContext",
     "SearchTrace",
     "Descent",
-    "Comparison",
-    "CellSummary",
-    "LocalOptima",
     "exhaustive",
     "random_search",
     "coordinate_descent",
     "simulated_annealing",
     "evolutionary",
     "model_guided",
+    "run_strategy",
+    "run_seeds",
+    "search_context",
+    "noise_factors",
     "trials_to_within",
-    "compare",
-    "descent_local_optima",
+    "first_within",
     "feature_names",
+    "check_count",
+    "check_noise",
+    "check_factor",
 ]
 
 #: Measurements a strategy may spend by default (about 8 % of the 3744 launchable configs).
 DEFAULT_BUDGET = 300
 #: Default measurement noise: sigma of a lognormal factor, 3 % (a typical autotuning timing spread).
 DEFAULT_NOISE = 0.03
-#: The shapes :func:`compare` uses by default: :func:`schedlab.analysis.study_shapes` (22 distinct).
+#: The shapes :func:`schedlab.compare.compare` uses by default: :func:`schedlab.analysis.study_shapes` (22 distinct).
 DEFAULT_SHAPES = study_shapes()
 
 _NOISE_STREAM, _STRATEGY_STREAM = 0, 1
@@ -86,7 +97,8 @@ _WIDTH = max(_SIZES)
 # --- validation -------------------------------------------------------------------------
 
 
-def _check_int(name: str, value, minimum: int) -> int:
+def check_count(name: str, value, minimum: int) -> int:
+    """``value`` as an int if it is an integer ``>= minimum``; else ``ValueError`` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
@@ -97,7 +109,8 @@ def _check_int(name: str, value, minimum: int) -> int:
 MAX_NOISE = 1.0
 
 
-def _check_noise(noise) -> float:
+def check_noise(noise) -> float:
+    """``noise`` as a float if it is a noise sigma in ``[0, MAX_NOISE]``; else ``ValueError``."""
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating, np.integer)):
         raise ValueError(f"noise must be a non-negative number, got {noise!r}")
     if not (math.isfinite(noise) and 0 <= noise <= MAX_NOISE):
@@ -105,7 +118,8 @@ def _check_noise(noise) -> float:
     return float(noise)
 
 
-def _check_factor(factor) -> float:
+def check_factor(factor) -> float:
+    """``factor`` as a float if it is a finite "good enough" factor ``>= 1``; else ``ValueError``."""
     if isinstance(factor, bool) or not isinstance(factor, (int, float, np.floating, np.integer)):
         raise ValueError(f"factor must be a number >= 1, got {factor!r}")
     if not (math.isfinite(factor) and factor >= 1):
@@ -117,7 +131,7 @@ def _check_factor(factor) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class _Space:
+class NeighbourTables:
     """Shape-independent tables over the launchable configurations of one machine.
 
     ``knobs[i, j]`` is the index of config ``i``'s value of knob ``j`` in ``SPACE``;
@@ -138,7 +152,7 @@ class _Space:
 
 
 @memoised(maxsize=8)
-def _space(hw: Hardware) -> _Space:
+def _neighbour_tables(hw: Hardware) -> NeighbourTables:
     space = launchable(hw)
     ok = np.array([c in space.index for c in all_configs()])  # both in SPACE order
     values = space.array
@@ -165,7 +179,7 @@ def _space(hw: Hardware) -> _Space:
     adjacent_py = tuple(tuple(c for c in row if c >= 0) for row in adjacent.tolist())
     for a in (knobs, adjacent, line, full_to_launch):
         a.flags.writeable = False
-    return _Space(n=n, knobs=knobs, values=values, adjacent=adjacent, line=line, full_to_launch=full_to_launch,
+    return NeighbourTables(n=n, knobs=knobs, values=values, adjacent=adjacent, line=line, full_to_launch=full_to_launch,
                   lines_py=lines_py, adjacent_py=adjacent_py)
 
 
@@ -210,34 +224,68 @@ def _features(values: np.ndarray, mnk: tuple[int, int, int], hw: Hardware) -> np
 
 
 @dataclass(frozen=True, eq=False)
-class _Shape:
-    """Per-shape tables: true times, the optimum, and the learned model's feature matrix."""
+class SearchContext:
+    """Everything a strategy core may read about one shape on one machine (:func:`search_context`).
+
+    Attributes
+    ----------
+    mnk : tuple of int
+        ``(M, N, K)``.
+    land : Landscape
+        The shape's landscape; ``land.configs[i]`` is launchable config ``i``.
+    neighbours : NeighbourTables
+        The one-knob-step tables over the same launchable configs.
+    times : ndarray
+        True (noise-free) model time of each launchable config, in seconds.
+    optimum : float
+        The shortest of ``times``.
+    features : ndarray (n_configs, len(feature_names()))
+        The learned model's standardised static features (:func:`model_guided`).
+    """
 
     mnk: tuple[int, int, int]
     land: Landscape
-    space: _Space
+    neighbours: NeighbourTables
     times: np.ndarray
     optimum: float
     features: np.ndarray
 
+    @property
+    def n_configs(self) -> int:
+        """Number of launchable configurations (indices ``0 .. n_configs - 1``)."""
+        return self.neighbours.n
+
 
 @memoised(maxsize=64)
-def _context(mnk: tuple[int, int, int], hw: Hardware) -> _Shape:
+def _context(mnk: tuple[int, int, int], hw: Hardware) -> SearchContext:
     land = landscape(mnk, hw)
-    space = _space(hw)
-    if len(land.configs) != space.n:
+    neighbours = _neighbour_tables(hw)
+    if len(land.configs) != neighbours.n:
         raise RuntimeError("landscape and search tables disagree on the launchable configs")
-    X = _features(space.values, mnk, hw)
+    X = _features(neighbours.values, mnk, hw)
     X.flags.writeable = False
-    return _Shape(mnk=mnk, land=land, space=space, times=land.time_s, optimum=land.best_time_s, features=X)
+    return SearchContext(mnk=mnk, land=land, neighbours=neighbours, times=land.time_s, optimum=land.best_time_s,
+                         features=X)
 
 
-def _ctx(shape, hw: Hardware | None) -> _Shape:
+def search_context(shape, hw: Hardware | None = None) -> SearchContext:
+    """The tables every strategy reads for ``shape`` on ``hw``, built once and cached (by :func:`_context`).
+
+    Examples
+    --------
+    >>> context = search_context((4096, 4096, 4096))
+    >>> context.n_configs, context.land.configs[int(context.times.argmin())].as_tuple()
+    (3744, (256, 128, 32, 8, 4, 1))
+    """
     return _context(as_mnk(shape), check_hardware(hw))
 
 
-def _noise_factors(seed: int, noise: float, n: int) -> np.ndarray:
-    """One lognormal factor per launchable config for ``seed``: ``exp(noise * z)``, z standard normal."""
+def noise_factors(seed: int, noise: float, n: int) -> np.ndarray:
+    """One lognormal factor per launchable config for ``seed``: ``exp(noise * z)``, z standard normal.
+
+    Seed ``s`` measures config ``i`` as ``times[i] * noise_factors(s, noise, n)[i]``, whichever
+    strategy asks: every strategy run with seed ``s`` meets the same "machine".
+    """
     if noise == 0:
         return np.ones(n)
     z = np.random.default_rng([_NOISE_STREAM, seed]).standard_normal(n)
@@ -256,7 +304,14 @@ class BudgetExhausted(RuntimeError):
 
 
 class Measurer:
-    """The cost model as "the hardware": one shape, one seed, a budget of measurements.
+    """The rules of measuring, one measurement at a time: the reference every strategy's trace replays through.
+
+    No strategy calls a Measurer: the cores run many seeds at once on arrays
+    (:data:`CORES`). A Measurer spells out, for one shape and one seed, what those arrays
+    must amount to -- the cost model as "the hardware", a budget of measurements, noise
+    fixed by the seed, cached repeats free, unlaunchable configs refused -- and the tests
+    replay every strategy's :class:`SearchTrace` through one to check that it charged
+    exactly this. Use it to tune by hand, one measurement at a time (as the search page does).
 
     Parameters
     ----------
@@ -299,20 +354,20 @@ class Measurer:
     """
 
     def __init__(self, shape, budget: int, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None):
-        self._ctx = _ctx(shape, hw)
-        self.shape = self._ctx.mnk
-        self.seed = _check_int("seed", seed, 0)
-        self.noise = _check_noise(noise)
-        self.budget = min(_check_int("budget", budget, 1), self._ctx.space.n)
-        self._measured = self._ctx.times * _noise_factors(self.seed, self.noise, self._ctx.space.n)
+        self._context = search_context(shape, hw)
+        self.shape = self._context.mnk
+        self.seed = check_count("seed", seed, 0)
+        self.noise = check_noise(noise)
+        self.budget = min(check_count("budget", budget, 1), self._context.n_configs)
+        self._measured = self._context.times * noise_factors(self.seed, self.noise, self._context.n_configs)
         self._measured_list = self._measured.tolist()
-        self._seen = bytearray(self._ctx.space.n)
+        self._seen = bytearray(self._context.n_configs)
         self.order: list[int] = []
 
     @property
     def n_configs(self) -> int:
         """Number of launchable configurations (the indices are ``0 .. n_configs - 1``)."""
-        return self._ctx.space.n
+        return self._context.n_configs
 
     @property
     def count(self) -> int:
@@ -328,13 +383,13 @@ class Measurer:
 
     def index_of(self, cfg: GemmConfig) -> int:
         """Index of a launchable ``cfg``; ``ValueError`` if it cannot launch."""
-        i = self._ctx.land.index.get(cfg)
+        i = self._context.land.index.get(cfg)
         if i is None:
             raise ValueError(f"config {cfg.as_tuple()} cannot launch; a tuner prunes it before measuring")
         return i
 
     def config(self, i: int) -> GemmConfig:
-        return self._ctx.land.configs[i]
+        return self._context.land.configs[i]
 
     def measure(self, i: int) -> float:
         """Measured time of launchable config ``i``, charging one measurement unless cached."""
@@ -350,7 +405,7 @@ class Measurer:
 
     def true_time(self, i: int) -> float:
         """The noise-free model time of config ``i`` (what the tuner cannot see)."""
-        return float(self._ctx.times[i])
+        return float(self._context.times[i])
 
 
 # --- the trace ------------------------------------------------------------------------------
@@ -436,7 +491,7 @@ class SearchTrace:
         return self.configs[int(np.argmin(self.measured_s))]
 
 
-def _believed(order: np.ndarray, measured: np.ndarray) -> np.ndarray:
+def _believed_best(order: np.ndarray, measured: np.ndarray) -> np.ndarray:
     """Index (into the launchable configs) of the best-measured config after each measurement.
 
     ``order`` and ``measured`` are ``(S, B)``; ``measured`` is ``inf`` where ``order`` is
@@ -449,7 +504,7 @@ def _believed(order: np.ndarray, measured: np.ndarray) -> np.ndarray:
     return np.take_along_axis(order, pos, axis=1)
 
 
-def _trials(best_true: np.ndarray, optimum: float, factor: float) -> np.ndarray:
+def first_within(best_true: np.ndarray, optimum: float, factor: float) -> np.ndarray:
     """Per row, measurements until ``best_true <= factor * optimum`` (1-based); inf if never."""
     hit = best_true <= factor * optimum * (1 + 1e-12)
     first = np.argmax(hit, axis=1).astype(np.float64) + 1
@@ -483,41 +538,221 @@ def trials_to_within(trace: SearchTrace, factor: float = 1.05) -> int | None:
     """
     if not isinstance(trace, SearchTrace):
         raise ValueError(f"trace must be a SearchTrace, got {type(trace).__name__}")
-    factor = _check_factor(factor)
+    factor = check_factor(factor)
     if not len(trace):
         return None
-    k = _trials(trace.best_so_far_s[None, :], trace.optimum_s, factor)[0]
+    k = first_within(trace.best_so_far_s[None, :], trace.optimum_s, factor)[0]
     return None if not np.isfinite(k) else int(k)
 
 
-# --- strategy cores: many seeds at once -----------------------------------------------------
-#
-# A core takes (ctx, seeds, budget, factors) where factors[s] are seed s's noise factors, and
-# returns (order, info): order is an (S, budget) int array of launchable indices, -1 padded
-# where a run stopped early; info is a list of per-seed dicts (or None).
+# --- running a strategy core ------------------------------------------------------------------
+
+#: A strategy core: ``core(context, seeds, budget, factors, **options) -> (order, info)``.
+Core = Callable[..., tuple]
 
 
-def _core_exhaustive(ctx, seeds, budget, factors, **_):
+def run_seeds(core: Core, context: SearchContext, seeds, budget: int, factors: np.ndarray, **options):
+    """Run a strategy ``core`` for many seeds on one shape, under the measuring rules.
+
+    The contract of a core, which every entry of :data:`CORES` keeps (and which a strategy
+    registered by another module must keep too):
+
+    - it is called as ``core(context, seeds, budget, factors, **options)`` with ``context``
+      a :class:`SearchContext`, ``seeds`` a tuple of ``S`` non-negative ints, ``budget``
+      the most measurements per seed (at most ``context.n_configs``) and ``factors`` an
+      ``(S, n_configs)`` array of each seed's noise factors (:func:`noise_factors`);
+    - seed row ``s`` "measures" launchable config ``i`` as ``context.times[i] * factors[s, i]``
+      and may use only the measured times of configs it has put in its order (never
+      ``context.times`` of an unmeasured config, nor ``context.optimum``);
+    - its own random choices come from ``numpy.random.default_rng([1, seed])``, so a
+      seed's run never depends on which other seeds run beside it;
+    - it returns ``(order, info)``: ``order`` an ``(S, budget)`` int array of launchable
+      indices in the order measured, no index twice for one seed, ``-1`` padded after a run
+      that stopped early; ``info`` a list of ``S`` dicts of strategy details, or None.
+
+    Returns
+    -------
+    order : ndarray (S, budget)
+        What the core measured, ``-1`` padded.
+    believed : ndarray (S, budget)
+        After each measurement, the index of the config with the lowest measured time so far.
+    info : list of dict or None
+        The core's details per seed.
+    """
+    order, info = core(context, seeds, budget, factors, **options)
+    _check_order(core, order, len(seeds), budget, context.n_configs)
+    valid = order >= 0
+    safe = np.where(valid, order, 0)
+    measured = np.where(valid, context.times[safe] * np.take_along_axis(factors, safe, axis=1), np.inf)
+    return order, _believed_best(safe, measured), info
+
+
+def _check_order(core, order, n_seeds: int, budget: int, n_configs: int) -> None:
+    """``ValueError`` naming ``core`` if its order breaks the contract of :func:`run_seeds`."""
+    name = getattr(core, "__name__", repr(core))
+    if not isinstance(order, np.ndarray) or order.shape != (n_seeds, budget) or order.dtype.kind not in "iu":
+        got = (getattr(order, "shape", None), getattr(order, "dtype", type(order).__name__))
+        raise ValueError(f"core {name} must return an ({n_seeds}, {budget}) int array, got {got}")
+    if ((order < -1) | (order >= n_configs)).any():
+        raise ValueError(f"core {name} returned an index outside -1 .. {n_configs - 1}")
+    valid = order >= 0
+    if (valid[:, 1:] & ~valid[:, :-1]).any():
+        raise ValueError(f"core {name} padded with -1 before the end of a run")
+    ranked = np.sort(np.where(valid, order, -1 - np.arange(budget)), axis=1)  # padding: all distinct
+    if (ranked[:, 1:] == ranked[:, :-1]).any():
+        raise ValueError(f"core {name} measured a config twice for one seed")
+
+
+def run_strategy(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+                 hw: Hardware | None = None, cores: Mapping[str, Core] | None = None, **options) -> SearchTrace:
+    """One run of the strategy ``name`` (a key of ``cores``, default :data:`CORES`) as a :class:`SearchTrace`.
+
+    The six public strategy functions are this with their own name; a strategy another
+    module adds to a copy of :data:`CORES` gets its single runs here. ``options`` go to the core.
+
+    Examples
+    --------
+    >>> run_strategy("random", (4096, 4096, 4096), budget=50, seed=1) == random_search((4096, 4096, 4096), 50, 1)
+    True
+    """
+    cores = CORES if cores is None else cores
+    if name not in cores:
+        raise ValueError(f"strategy must be one of {tuple(cores)}, got {name!r}")
+    context = search_context(shape, hw)
+    seed = check_count("seed", seed, 0)
+    budget_in = check_count("budget", budget, 1)
+    noise = check_noise(noise)
+    budget = min(budget_in, context.n_configs)
+    fac = noise_factors(seed, noise, context.n_configs)
+    order, believed, infos = run_seeds(cores[name], context, (seed,), budget, fac[None, :], **options)
+    idx = order[0][order[0] >= 0]
+    believed = believed[0][:len(idx)]
+    measured = context.times[idx] * fac[idx]
+    configs = context.land.configs
+    info = dict(infos[0]) if infos else {}
+    if "descents" in info:
+        descents = tuple(Descent(configs[a], configs[b], local, float(context.times[b] / context.optimum))
+                         for a, b, local in info["descents"])
+        info["descents"] = descents
+        info["local_optimum"] = descents[0].end if descents and descents[0].local else None
+    for a in (idx, measured):
+        a.flags.writeable = False
+    true = context.times[idx]
+    best = context.times[believed]
+    true.flags.writeable = best.flags.writeable = False
+    return SearchTrace(strategy=name, shape=context.mnk, seed=seed, budget=budget_in, noise=noise,
+                       configs=tuple(configs[i] for i in idx), indices=idx, measured_s=measured, true_s=true,
+                       best_so_far_s=best, optimum_s=context.optimum, info=MappingProxyType(info))
+
+
+# --- the strategies: each public function, then its core --------------------------------------
+
+
+def exhaustive(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+               hw: Hardware | None = None) -> SearchTrace:
+    """Measure the launchable configs in ``SPACE`` order until the budget is spent.
+
+    This is what ``@triton.autotune`` does with its list of configs: no strategy, just the
+    list in the order written (here the whole pruned space, smallest ``BLOCK_M`` first).
+
+    Parameters
+    ----------
+    shape : (M, N, K) or Shape
+    budget : int
+        Most measurements (a budget above 3744 measures every launchable config).
+    seed : int
+        Seeds only the measurement noise; the order never changes.
+    noise : float
+        Sigma of the lognormal measurement noise (``0``: exact model times).
+    hw : Hardware
+
+    Returns
+    -------
+    SearchTrace
+
+    Examples
+    --------
+    >>> t = exhaustive((4096, 4096, 4096), budget=5000, seed=0, noise=0)
+    >>> len(t), t.best.as_tuple(), float(t.ratio[-1])
+    (3744, (256, 128, 32, 8, 4, 1), 1.0)
+    """
+    return run_strategy("exhaustive", shape, budget, seed, noise, hw)
+
+
+def _core_exhaustive(context, seeds, budget, factors, **_):
     """@triton.autotune over its config list: every launchable config in ``SPACE`` order."""
     order = np.full((len(seeds), budget), -1, dtype=np.int64)
     order[:, :] = np.arange(budget)
     return order, None
 
 
-def _core_random(ctx, seeds, budget, factors, **_):
-    n = ctx.space.n
+def random_search(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+                  hw: Hardware | None = None) -> SearchTrace:
+    """Measure launchable configs drawn uniformly without replacement.
+
+    Parameters are those of :func:`exhaustive`; the seed also fixes the draw order.
+
+    Examples
+    --------
+    >>> t = random_search((4096, 4096, 4096), budget=50, seed=1)
+    >>> len(t), len(set(t.configs))
+    (50, 50)
+    >>> bool((t.ratio[1:] <= t.ratio[:-1]).all() or t.noise > 0)  # with noise, belief can get worse
+    True
+    """
+    return run_strategy("random", shape, budget, seed, noise, hw)
+
+
+def _core_random(context, seeds, budget, factors, **_):
+    n = context.n_configs
     order = np.stack([_strategy_rng(s).permutation(n)[:budget] for s in seeds])
     return order, None
 
 
-def _core_descent(ctx, seeds, budget, factors, restarts=True, **_):
-    space = ctx.space
-    lines = space.lines_py
-    n = space.n
+def coordinate_descent(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+                       hw: Hardware | None = None, restarts: bool = True) -> SearchTrace:
+    """Tune one knob at a time, from a random launchable start, until no single-knob move helps.
+
+    For the current config, knob ``j`` (cycling through ``SPACE`` order) is swept over every
+    value whose config can launch; the walker moves to the best-measured of them if it
+    beats the current config strictly. When all six knobs in a row bring no move, no
+    single-knob change improves the measured time: the descent has stopped in a local
+    optimum. With ``restarts`` the remaining budget goes to a new descent from a fresh
+    random unmeasured start (cached measurements stay free).
+
+    Parameters
+    ----------
+    shape, budget, seed, noise, hw
+        As in :func:`exhaustive`; the seed also fixes the start points.
+    restarts : bool
+        Start again after a local optimum while budget is left (default). ``False`` stops
+        the run at the first local optimum, so the trace may be shorter than the budget.
+
+    Returns
+    -------
+    SearchTrace
+        ``info["descents"]`` lists every :class:`Descent` (start, end, whether it ended in a
+        local optimum or ran out of budget, end/optimum); ``info["local_optimum"]`` is the
+        first descent's end if it was a local optimum, else None.
+
+    Examples
+    --------
+    >>> t = coordinate_descent((4096, 4096, 4096), budget=3744, seed=3, noise=0, restarts=False)
+    >>> d = t.info["descents"][0]
+    >>> d.local, d.end == t.info["local_optimum"] == t.best
+    (True, True)
+    """
+    return run_strategy("descent", shape, budget, seed, noise, hw, restarts=bool(restarts))
+
+
+def _core_descent(context, seeds, budget, factors, restarts=True, **_):
+    tables = context.neighbours
+    lines = tables.lines_py
+    n = tables.n
     order = np.full((len(seeds), budget), -1, dtype=np.int64)
     infos = []
     for row, (seed, fac) in enumerate(zip(seeds, factors)):
-        tm = (ctx.times * fac).tolist()
+        tm = (context.times * fac).tolist()
         seen = bytearray(n)
         out: list[int] = []
         starts = _strategy_rng(seed).permutation(n).tolist()
@@ -559,6 +794,34 @@ def _core_descent(ctx, seeds, budget, factors, restarts=True, **_):
     return order, infos
 
 
+def simulated_annealing(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+                        hw: Hardware | None = None) -> SearchTrace:
+    """A random walk over one-knob-adjacent configs that accepts worse ones less and less often.
+
+    Each step proposes a uniformly chosen launchable neighbour: one knob moved to the next
+    smaller or larger value. Measuring it costs one measurement unless it was measured
+    before. The move is accepted if it is not slower, else with probability
+    ``exp(-(log t_new - log t_cur) / T)``.
+
+    Notes
+    -----
+    Temperature schedule: geometric in the measurements spent,
+    ``T = T0 * (T_end / T0) ** (used / budget)`` with ``T0 = 0.2`` and ``T_end = 0.02`` in
+    units of log(time): a 20 % slower neighbour (``log 1.2 = 0.18``) is accepted with
+    probability 0.40 at the start and 0.0001 at the end; a 5 % slower one with 0.78 and
+    0.09. When ``30`` proposals in a row hit only measured configs (the walker is frozen in
+    a region it has fully measured), it restarts at a fresh random config; ``info["restarts"]`` counts those. A run also stops after
+    ``40 * budget + 100`` proposals.
+
+    Examples
+    --------
+    >>> t = simulated_annealing((2048, 2048, 512), budget=200, seed=0)
+    >>> len(t), len(set(t.configs))
+    (200, 200)
+    """
+    return run_strategy("annealing", shape, budget, seed, noise, hw)
+
+
 #: Simulated annealing's temperature, in units of log(time): geometric from T0 to T_END over the budget.
 SA_T0, SA_T_END, SA_PATIENCE = 0.2, 0.02, 30
 
@@ -566,16 +829,16 @@ SA_T0, SA_T_END, SA_PATIENCE = 0.2, 0.02, 30
 _SA_CHUNK = 256
 
 
-def _core_annealing(ctx, seeds, budget, factors, **_):
+def _core_annealing(context, seeds, budget, factors, **_):
     """Lock step over seeds; each seed draws its own uniforms, 256 proposals at a time."""
-    space = ctx.space
-    n = space.n
+    tables = context.neighbours
+    n = tables.n
     S = len(seeds)
     rows = np.arange(S)
     rngs = [_strategy_rng(s) for s in seeds]
     starts = np.stack([g.permutation(n) for g in rngs])
-    logm = np.log(ctx.times[None, :] * np.asarray(factors))
-    degree = (space.adjacent >= 0).sum(axis=1)
+    logm = np.log(context.times[None, :] * np.asarray(factors))
+    degree = (tables.adjacent >= 0).sum(axis=1)
     order = np.full((S, budget), -1, dtype=np.int64)
     seen = np.zeros((S, n), dtype=bool)
     cur = starts[:, 0].copy()
@@ -594,7 +857,7 @@ def _core_annealing(ctx, seeds, budget, factors, **_):
             draws = np.stack([g.random((_SA_CHUNK, 2)) for g in rngs], axis=1)  # (chunk, S, 2)
         u = draws[t % _SA_CHUNK]
         t += 1
-        c = space.adjacent[cur, (u[:, 0] * degree[cur]).astype(np.int64)]
+        c = tables.adjacent[cur, (u[:, 0] * degree[cur]).astype(np.int64)]
         new = active & ~seen[rows, c]
         r = rows[new]
         order[r, count[r]] = c[new]
@@ -624,14 +887,35 @@ def _core_annealing(ctx, seeds, budget, factors, **_):
     return order, [{"restarts": int(k)} for k in restarts]
 
 
+def evolutionary(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
+                 hw: Hardware | None = None) -> SearchTrace:
+    """Evolve a population of configs, in the style of TVM's Ansor / MetaSchedule search.
+
+    A population of 16 random configs is measured. Each generation draws 64 candidate
+    children: two parents by tournament (the better-measured of two random members),
+    uniform crossover (each knob from either parent), then a mutation of one random knob
+    to the next smaller or larger value. Candidates that cannot launch
+    are pruned for free; measured ones and repeats are dropped; up to 16 fresh children are
+    measured (random unmeasured immigrants fill a short batch). The best 16 of parents and
+    children by measured time survive (elitism: the best is never lost).
+
+    Examples
+    --------
+    >>> t = evolutionary((512, 14336, 4096), budget=100, seed=0)
+    >>> len(t), len(set(t.configs))
+    (100, 100)
+    """
+    return run_strategy("evolutionary", shape, budget, seed, noise, hw)
+
+
 #: Evolutionary search: population size, candidate children drawn per generation.
 EVO_POPULATION, EVO_CANDIDATES = 16, 64
 
 
-def _core_evolutionary(ctx, seeds, budget, factors, **_):
+def _core_evolutionary(context, seeds, budget, factors, **_):
     """Lock step over seeds: every generation each seed measures the same number of children."""
-    space = ctx.space
-    n = space.n
+    tables = context.neighbours
+    n = tables.n
     S = len(seeds)
     C = EVO_CANDIDATES
     sizes = np.array(_SIZES)
@@ -640,7 +924,7 @@ def _core_evolutionary(ctx, seeds, budget, factors, **_):
     rngs = [_strategy_rng(s) for s in seeds]
     perm = np.stack([g.permutation(n) for g in rngs])  # initial population, then immigrants in this order
     pointer = np.full(S, P)
-    tm = ctx.times[None, :] * np.asarray(factors)
+    tm = context.times[None, :] * np.asarray(factors)
     order = np.full((S, budget), -1, dtype=np.int64)
     seen = np.zeros((S, n), dtype=bool)
     pop = perm[:, :P].copy()
@@ -656,14 +940,14 @@ def _core_evolutionary(ctx, seeds, budget, factors, **_):
         pick = (u[:, :, :4] * P).astype(np.int64)
         a = np.take_along_axis(ranked, np.minimum(pick[:, :, 0], pick[:, :, 1]), axis=1)
         b = np.take_along_axis(ranked, np.minimum(pick[:, :, 2], pick[:, :, 3]), axis=1)
-        child = np.where(u[:, :, 4:10] < 0.5, space.knobs[a], space.knobs[b])  # uniform crossover
+        child = np.where(u[:, :, 4:10] < 0.5, tables.knobs[a], tables.knobs[b])  # uniform crossover
         # mutation: one random knob one step up or down (down at the top, up at the bottom)
         j = (u[:, :, 10] * _N_KNOBS).astype(np.int64)
         step = np.where(u[:, :, 11] < 0.5, -1, 1)
         v = np.take_along_axis(child, j[:, :, None], axis=2)[:, :, 0] + step
         v = np.where((v < 0) | (v >= sizes[j]), v - 2 * step, v)
         np.put_along_axis(child, j[:, :, None], v[:, :, None], axis=2)
-        idx = space.full_to_launch[child @ _STRIDES]  # pruning: -1 cannot launch
+        idx = tables.full_to_launch[child @ _STRIDES]  # pruning: -1 cannot launch
         fresh = (idx >= 0) & ~seen[rows, np.maximum(idx, 0)]
         # drop repeats within a generation: keep each config's first occurrence
         key = np.where(fresh, idx, n + np.arange(C))
@@ -695,227 +979,6 @@ def _core_evolutionary(ctx, seeds, budget, factors, **_):
     return order, None
 
 
-#: Model-guided search: random configs measured first, configs measured per refit, ridge strength.
-MG_INITIAL, MG_BATCH, MG_RIDGE = 16, 8, 1.0
-
-
-def _predict(W: np.ndarray, XT: np.ndarray) -> np.ndarray:
-    """``W @ XT`` in column blocks small enough that OpenBLAS runs each on one thread.
-
-    On a small, busy machine a threaded (100 x 38) @ (38 x 3744) product is ten times
-    slower than the same product in single-threaded blocks.
-    """
-    S, d = W.shape
-    n = XT.shape[1]
-    cols = max(16, (9216 if S == 1 else 262144 // S) // d)
-    out = np.empty((S, n))
-    for a in range(0, n, cols):
-        np.matmul(W, XT[:, a:a + cols], out=out[:, a:a + cols])
-    return out
-
-
-def _core_model(ctx, seeds, budget, factors, **_):
-    """Lock step over seeds: every seed measures the same number of configs per round."""
-    X = ctx.features
-    n, d = X.shape
-    S = len(seeds)
-    Xa = np.concatenate([X, np.ones((n, 1))], axis=1)  # intercept column (not penalised)
-    XT = np.ascontiguousarray(Xa.T)
-    pen = np.eye(d + 1) * MG_RIDGE
-    pen[d, d] = 0.0
-    order = np.full((S, budget), -1, dtype=np.int64)
-    n0 = min(MG_INITIAL, budget)
-    order[:, :n0] = [_strategy_rng(s).permutation(n)[:n0] for s in seeds]
-    logm = np.log(ctx.times[None, :] * np.asarray(factors))  # (S, n)
-    rows = np.arange(S)
-    blocked = np.zeros((S, n))  # +inf where measured: never proposed again
-    blocked[rows[:, None], order[:, :n0]] = np.inf
-    Xm = Xa[order[:, :n0]]  # (S, n0, d+1)
-    G = Xm.transpose(0, 2, 1) @ Xm  # normal equations, updated as measurements arrive
-    r = (logm[rows[:, None], order[:, :n0]][:, None, :] @ Xm)[:, 0]
-    count = n0
-    while count < budget:
-        w = np.linalg.solve(G + pen, r[:, :, None])[:, :, 0]  # (S, d+1)
-        pred = _predict(w, XT)
-        pred += blocked
-        k = min(MG_BATCH, budget - count)
-        for step in range(k):  # the k lowest predictions, lowest first
-            best = np.argmin(pred, axis=1)
-            order[:, count + step] = best
-            pred[rows, best] = np.inf
-        top = order[:, count:count + k]
-        blocked[rows[:, None], top] = np.inf
-        Xn = Xa[top]
-        G += Xn.transpose(0, 2, 1) @ Xn
-        r += (logm[rows[:, None], top][:, None, :] @ Xn)[:, 0]
-        count += k
-    return order, None
-
-
-# --- public strategies ------------------------------------------------------------------------
-
-
-def _run(name: str, shape, budget, seed, noise, hw, **options) -> SearchTrace:
-    ctx = _ctx(shape, hw)
-    seed = _check_int("seed", seed, 0)
-    budget_in = _check_int("budget", budget, 1)
-    noise = _check_noise(noise)
-    budget = min(budget_in, ctx.space.n)
-    fac = _noise_factors(seed, noise, ctx.space.n)
-    order, infos = _CORES[name](ctx, [seed], budget, [fac], **options)
-    idx = order[0][order[0] >= 0]
-    measured = ctx.times[idx] * fac[idx]
-    believed = _believed(idx[None, :], measured[None, :])[0]
-    configs = ctx.land.configs
-    info = dict(infos[0]) if infos else {}
-    if "descents" in info:
-        descents = tuple(Descent(configs[a], configs[b], local, float(ctx.times[b] / ctx.optimum))
-                         for a, b, local in info["descents"])
-        info["descents"] = descents
-        info["local_optimum"] = descents[0].end if descents and descents[0].local else None
-    for a in (idx, measured):
-        a.flags.writeable = False
-    true = ctx.times[idx]
-    best = ctx.times[believed]
-    true.flags.writeable = best.flags.writeable = False
-    return SearchTrace(strategy=name, shape=ctx.mnk, seed=seed, budget=budget_in, noise=noise,
-                       configs=tuple(configs[i] for i in idx), indices=idx, measured_s=measured, true_s=true,
-                       best_so_far_s=best, optimum_s=ctx.optimum, info=MappingProxyType(info))
-
-
-def exhaustive(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-               hw: Hardware | None = None) -> SearchTrace:
-    """Measure the launchable configs in ``SPACE`` order until the budget is spent.
-
-    This is what ``@triton.autotune`` does with its list of configs: no strategy, just the
-    list in the order written (here the whole pruned space, smallest ``BLOCK_M`` first).
-
-    Parameters
-    ----------
-    shape : (M, N, K) or Shape
-    budget : int
-        Most measurements (a budget above 3744 measures every launchable config).
-    seed : int
-        Seeds only the measurement noise; the order never changes.
-    noise : float
-        Sigma of the lognormal measurement noise (``0``: exact model times).
-    hw : Hardware
-
-    Returns
-    -------
-    SearchTrace
-
-    Examples
-    --------
-    >>> t = exhaustive((4096, 4096, 4096), budget=5000, seed=0, noise=0)
-    >>> len(t), t.best.as_tuple(), float(t.ratio[-1])
-    (3744, (256, 128, 32, 8, 4, 1), 1.0)
-    """
-    return _run("exhaustive", shape, budget, seed, noise, hw)
-
-
-def random_search(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                  hw: Hardware | None = None) -> SearchTrace:
-    """Measure launchable configs drawn uniformly without replacement.
-
-    Parameters are those of :func:`exhaustive`; the seed also fixes the draw order.
-
-    Examples
-    --------
-    >>> t = random_search((4096, 4096, 4096), budget=50, seed=1)
-    >>> len(t), len(set(t.configs))
-    (50, 50)
-    >>> bool((t.ratio[1:] <= t.ratio[:-1]).all() or t.noise > 0)  # with noise, belief can get worse
-    True
-    """
-    return _run("random", shape, budget, seed, noise, hw)
-
-
-def coordinate_descent(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                       hw: Hardware | None = None, restarts: bool = True) -> SearchTrace:
-    """Tune one knob at a time, from a random launchable start, until no single-knob move helps.
-
-    For the current config, knob ``j`` (cycling through ``SPACE`` order) is swept over every
-    value whose config can launch; the walker moves to the best-measured of them if it
-    beats the current config strictly. When all six knobs in a row bring no move, no
-    single-knob change improves the measured time: the descent has stopped in a local
-    optimum. With ``restarts`` the remaining budget goes to a new descent from a fresh
-    random unmeasured start (cached measurements stay free).
-
-    Parameters
-    ----------
-    shape, budget, seed, noise, hw
-        As in :func:`exhaustive`; the seed also fixes the start points.
-    restarts : bool
-        Start again after a local optimum while budget is left (default). ``False`` stops
-        the run at the first local optimum, so the trace may be shorter than the budget.
-
-    Returns
-    -------
-    SearchTrace
-        ``info["descents"]`` lists every :class:`Descent` (start, end, whether it ended in a
-        local optimum or ran out of budget, end/optimum); ``info["local_optimum"]`` is the
-        first descent's end if it was a local optimum, else None.
-
-    Examples
-    --------
-    >>> t = coordinate_descent((4096, 4096, 4096), budget=3744, seed=3, noise=0, restarts=False)
-    >>> d = t.info["descents"][0]
-    >>> d.local, d.end == t.info["local_optimum"] == t.best
-    (True, True)
-    """
-    return _run("descent", shape, budget, seed, noise, hw, restarts=bool(restarts))
-
-
-def simulated_annealing(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                        hw: Hardware | None = None) -> SearchTrace:
-    """A random walk over one-knob-adjacent configs that accepts worse ones less and less often.
-
-    Each step proposes a uniformly chosen launchable neighbour: one knob moved to the next
-    smaller or larger value. Measuring it costs one measurement unless it was measured
-    before. The move is accepted if it is not slower, else with probability
-    ``exp(-(log t_new - log t_cur) / T)``.
-
-    Notes
-    -----
-    Temperature schedule: geometric in the measurements spent,
-    ``T = T0 * (T_end / T0) ** (used / budget)`` with ``T0 = 0.2`` and ``T_end = 0.02`` in
-    units of log(time): a 20 % slower neighbour (``log 1.2 = 0.18``) is accepted with
-    probability 0.40 at the start and 0.0001 at the end; a 5 % slower one with 0.78 and 0.09. When ``30`` proposals in a row hit only measured
-    configs (the walker is frozen in a region it has fully measured), it restarts at a
-    fresh random config; ``info["restarts"]`` counts those. A run also stops after
-    ``40 * budget + 100`` proposals.
-
-    Examples
-    --------
-    >>> t = simulated_annealing((2048, 2048, 512), budget=200, seed=0)
-    >>> len(t), len(set(t.configs))
-    (200, 200)
-    """
-    return _run("annealing", shape, budget, seed, noise, hw)
-
-
-def evolutionary(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                 hw: Hardware | None = None) -> SearchTrace:
-    """Evolve a population of configs, in the style of TVM's Ansor / MetaSchedule search.
-
-    A population of 16 random configs is measured. Each generation draws 64 candidate
-    children: two parents by tournament (the better-measured of two random members),
-    uniform crossover (each knob from either parent), then a mutation of one random knob
-    to the next smaller or larger value. Candidates that cannot launch
-    are pruned for free; measured ones and repeats are dropped; up to 16 fresh children are
-    measured (random unmeasured immigrants fill a short batch). The best 16 of parents and
-    children by measured time survive (elitism: the best is never lost).
-
-    Examples
-    --------
-    >>> t = evolutionary((512, 14336, 4096), budget=100, seed=0)
-    >>> len(t), len(set(t.configs))
-    (100, 100)
-    """
-    return _run("evolutionary", shape, budget, seed, noise, hw)
-
-
 def model_guided(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
                  hw: Hardware | None = None) -> SearchTrace:
     """Fit a cheap learned cost model to the measurements so far and measure its favourites.
@@ -941,19 +1004,79 @@ def model_guided(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: floa
     >>> len(t), len(set(t.configs))
     (64, 64)
     """
-    return _run("model", shape, budget, seed, noise, hw)
+    return run_strategy("model", shape, budget, seed, noise, hw)
 
 
-_CORES = {
+#: Model-guided search: random configs measured first, configs measured per refit, ridge strength.
+MG_INITIAL, MG_BATCH, MG_RIDGE = 16, 8, 1.0
+
+
+def _predict(W: np.ndarray, XT: np.ndarray) -> np.ndarray:
+    """``W @ XT`` in column blocks small enough that OpenBLAS runs each on one thread.
+
+    On a small, busy machine a threaded (100 x 38) @ (38 x 3744) product is ten times
+    slower than the same product in single-threaded blocks.
+    """
+    S, d = W.shape
+    n = XT.shape[1]
+    cols = max(16, (9216 if S == 1 else 262144 // S) // d)
+    out = np.empty((S, n))
+    for a in range(0, n, cols):
+        np.matmul(W, XT[:, a:a + cols], out=out[:, a:a + cols])
+    return out
+
+
+def _core_model_guided(context, seeds, budget, factors, **_):
+    """Lock step over seeds: every seed measures the same number of configs per round."""
+    X = context.features
+    n, d = X.shape
+    S = len(seeds)
+    Xa = np.concatenate([X, np.ones((n, 1))], axis=1)  # intercept column (not penalised)
+    XT = np.ascontiguousarray(Xa.T)
+    pen = np.eye(d + 1) * MG_RIDGE
+    pen[d, d] = 0.0
+    order = np.full((S, budget), -1, dtype=np.int64)
+    n0 = min(MG_INITIAL, budget)
+    order[:, :n0] = [_strategy_rng(s).permutation(n)[:n0] for s in seeds]
+    logm = np.log(context.times[None, :] * np.asarray(factors))  # (S, n)
+    rows = np.arange(S)
+    blocked = np.zeros((S, n))  # +inf where measured: never proposed again
+    blocked[rows[:, None], order[:, :n0]] = np.inf
+    Xm = Xa[order[:, :n0]]  # (S, n0, d+1)
+    G = Xm.transpose(0, 2, 1) @ Xm  # normal equations, updated as measurements arrive
+    r = (logm[rows[:, None], order[:, :n0]][:, None, :] @ Xm)[:, 0]
+    count = n0
+    while count < budget:
+        w = np.linalg.solve(G + pen, r[:, :, None])[:, :, 0]  # (S, d+1)
+        pred = _predict(w, XT)
+        pred += blocked
+        k = min(MG_BATCH, budget - count)
+        for step in range(k):  # the k lowest predictions, lowest first
+            best = np.argmin(pred, axis=1)
+            order[:, count + step] = best
+            pred[rows, best] = np.inf
+        top = order[:, count:count + k]
+        blocked[rows[:, None], top] = np.inf
+        Xn = Xa[top]
+        G += Xn.transpose(0, 2, 1) @ Xn
+        r += (logm[rows[:, None], top][:, None, :] @ Xn)[:, 0]
+        count += k
+    return order, None
+
+
+#: Strategy name -> core (the contract: :func:`run_seeds`), in the order the comparison reports them.
+#: Read-only; a module adding a strategy passes ``{**CORES, name: core}`` to
+#: :func:`run_strategy` and :func:`schedlab.compare.compare` (``cores=``).
+CORES: Mapping[str, Core] = MappingProxyType({
     "exhaustive": _core_exhaustive,
     "random": _core_random,
     "descent": _core_descent,
     "annealing": _core_annealing,
     "evolutionary": _core_evolutionary,
-    "model": _core_model,
-}
+    "model": _core_model_guided,
+})
 
-#: Strategy name -> function, in the order the comparison reports them.
+#: Strategy name -> public function, the same names in the same order as :data:`CORES`.
 STRATEGIES = MappingProxyType({
     "exhaustive": exhaustive,
     "random": random_search,
@@ -962,258 +1085,3 @@ STRATEGIES = MappingProxyType({
     "evolutionary": evolutionary,
     "model": model_guided,
 })
-_NAME_OF = {f: name for name, f in STRATEGIES.items()}
-
-
-# --- comparison -----------------------------------------------------------------------------
-
-
-class CellSummary(NamedTuple):
-    """Trials-to-within-factor of one strategy on one shape, over the seeds."""
-
-    median: float  # inf if half the seeds never got there
-    p90: float
-    reached: float  # fraction of seeds within factor inside the budget
-
-
-def _quantile(x: np.ndarray, q: float, axis=-1) -> np.ndarray:
-    """An order statistic (no interpolation), so counts stay counts and inf stays inf."""
-    return np.quantile(x, q, axis=axis, method="inverted_cdf")
-
-
-@dataclass(frozen=True, eq=False)
-class Comparison:
-    """Trials-to-within-``factor`` and best-so-far curves, per (shape, strategy), over seeds.
-
-    Arrays are indexed ``[shape, strategy]`` (then ``[seed]`` or ``[measurement]``).
-
-    Attributes
-    ----------
-    shapes : tuple
-        The shapes as given (``Shape`` or ``(M, N, K)``).
-    strategies : tuple of str
-    seeds : tuple of int
-    budget : int
-        Measurements per run (capped at the launchable configs).
-    noise, factor : float
-    trials : ndarray (shapes, strategies, seeds)
-        Measurements until the believed best is truly within ``factor``; ``inf`` if never.
-    median, p90 : ndarray (shapes, strategies)
-        Order statistics of ``trials`` over the seeds (``inf`` when too few seeds reach it).
-    reached : ndarray (shapes, strategies)
-        Fraction of seeds that reach ``factor`` within the budget.
-    curve_median, curve_p10, curve_p90 : ndarray (shapes, strategies, budget)
-        Best-so-far true time over the optimum after ``k + 1`` measurements: median and
-        the 10 / 90 % band over seeds.
-    """
-
-    shapes: tuple
-    strategies: tuple[str, ...]
-    seeds: tuple[int, ...]
-    budget: int
-    noise: float
-    factor: float
-    trials: np.ndarray = field(repr=False)
-    median: np.ndarray = field(repr=False)
-    p90: np.ndarray = field(repr=False)
-    reached: np.ndarray = field(repr=False)
-    curve_median: np.ndarray = field(repr=False)
-    curve_p10: np.ndarray = field(repr=False)
-    curve_p90: np.ndarray = field(repr=False)
-
-    def shape_index(self, shape) -> int:
-        """Position of ``shape`` (a shape, or its index) in :attr:`shapes`.
-
-        Raises
-        ------
-        ValueError
-            If the shape is not in this comparison or the index is out of range.
-        """
-        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-            if not 0 <= shape < len(self.shapes):
-                raise ValueError(f"shape index out of range: {shape}")
-            return int(shape)
-        mnk = as_mnk(shape)
-        for i, s in enumerate(self.shapes):
-            if as_mnk(s) == mnk:
-                return i
-        raise ValueError(f"shape {mnk} is not in this comparison")
-
-    def strategy_index(self, strategy) -> int:
-        """Position of ``strategy`` (a name or a function of ``STRATEGIES``) in :attr:`strategies`."""
-        if isinstance(strategy, str):
-            name = strategy
-        else:
-            name = _NAME_OF.get(strategy, getattr(strategy, "__name__", None))
-        if name not in self.strategies:
-            raise ValueError(f"strategy must be one of {self.strategies}, got {strategy!r}")
-        return self.strategies.index(name)
-
-    def cell(self, shape, strategy) -> CellSummary:
-        """Median, p90 and reach fraction for ``shape`` (a shape or its index) and ``strategy``."""
-        i, j = self.shape_index(shape), self.strategy_index(strategy)
-        return CellSummary(float(self.median[i, j]), float(self.p90[i, j]), float(self.reached[i, j]))
-
-    def summary(self, strategy, shapes=None) -> CellSummary:
-        """Median over ``shapes`` (default all) of the per-shape medians and p90s, and the mean reach."""
-        idx = range(len(self.shapes)) if shapes is None else [self.shape_index(s) for s in shapes]
-        idx = list(idx)
-        j = self.strategy_index(strategy)
-        return CellSummary(float(_quantile(self.median[idx, j], 0.5)), float(_quantile(self.p90[idx, j], 0.5)),
-                           float(self.reached[idx, j].mean()))
-
-
-def _strategy_name(strategy) -> str:
-    if isinstance(strategy, str):
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
-        return strategy
-    if strategy in _NAME_OF:
-        return _NAME_OF[strategy]
-    raise ValueError(f"strategy must be a name or function from STRATEGIES, got {strategy!r}")
-
-
-def _run_many(ctx: _Shape, name: str, seeds, budget: int, factors, **options):
-    """Run one strategy for many seeds on one shape: (order, believed) arrays (S, budget)."""
-    order, infos = _CORES[name](ctx, seeds, budget, factors, **options)
-    valid = order >= 0
-    safe = np.where(valid, order, 0)
-    measured = np.where(valid, ctx.times[safe] * np.take_along_axis(factors, safe, axis=1), np.inf)
-    return order, _believed(safe, measured), infos
-
-
-def compare(shapes=DEFAULT_SHAPES, strategies=tuple(STRATEGIES), seeds=range(100), budget: int = DEFAULT_BUDGET,
-            noise: float = DEFAULT_NOISE, factor: float = 1.05, hw: Hardware | None = None,
-            progress: Callable[[int, int, str], None] | None = None) -> Comparison:
-    """Run every strategy for every seed on every shape and summarise trials-to-within-``factor``.
-
-    Parameters
-    ----------
-    shapes : iterable of Shape or (M, N, K)
-        Default: the four lecture shapes and the twenty Llama-3-8B shapes.
-    strategies : iterable of str or strategy functions
-        Names from :data:`STRATEGIES` (default: all six).
-    seeds : iterable of int
-        One run per seed (default ``range(100)``).
-    budget : int
-        Measurements per run.
-    noise : float
-        Measurement noise (sigma of the lognormal factor).
-    factor : float
-        "Good enough": within ``factor`` of the true optimum (``1.05``: 5 %).
-    hw : Hardware
-    progress : callable, optional
-        Called as ``progress(done, total, label)`` after each (shape, strategy) cell.
-
-    Returns
-    -------
-    Comparison
-
-    Notes
-    -----
-    Equal to running each strategy function seed by seed (the tests check it), only
-    faster: the noise is drawn once per seed and shared by every strategy and shape.
-
-    Examples
-    --------
-    >>> c = compare([(4096, 4096, 4096)], ["exhaustive", "model"], seeds=range(5), budget=200)
-    >>> c.trials.shape, c.curve_median.shape
-    ((1, 2, 5), (1, 2, 200))
-    >>> c.cell((4096, 4096, 4096), "exhaustive").reached  # the best configs come last in SPACE order
-    0.0
-    >>> bool(c.cell(0, "model").median < 200)
-    True
-    """
-    shapes = check_sequence(shapes, "shapes", "(M, N, K)")
-    if not shapes:
-        raise ValueError("shapes must name at least one (M, N, K)")
-    names = tuple(_strategy_name(s) for s in strategies)
-    if not names:
-        raise ValueError("strategies must name at least one strategy")
-    seeds = tuple(_check_int("seed", s, 0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
-    noise = _check_noise(noise)
-    factor = _check_factor(factor)
-    budget_in = _check_int("budget", budget, 1)
-    ctxs = [_ctx(s, hw) for s in shapes]
-    n = ctxs[0].space.n
-    budget = min(budget_in, n)
-    factors = np.stack([_noise_factors(s, noise, n) for s in seeds])
-    S, T = len(shapes), len(names)
-    trials = np.empty((S, T, len(seeds)))
-    curves = np.empty((3, S, T, budget))
-    total, done = S * T, 0
-    for i, ctx in enumerate(ctxs):
-        for j, name in enumerate(names):
-            _, believed, _ = _run_many(ctx, name, seeds, budget, factors)
-            best = ctx.times[believed]
-            trials[i, j] = _trials(best, ctx.optimum, factor)
-            curves[:, i, j] = np.percentile(best / ctx.optimum, [50, 10, 90], axis=0)
-            done += 1
-            if progress is not None:
-                progress(done, total, f"{name} {'×'.join(map(str, ctx.mnk))}")
-    return Comparison(
-        shapes=shapes, strategies=names, seeds=seeds, budget=budget, noise=noise, factor=factor,
-        trials=trials, median=_quantile(trials, 0.5), p90=_quantile(trials, 0.9),
-        reached=np.isfinite(trials).mean(axis=-1), curve_median=curves[0], curve_p10=curves[1], curve_p90=curves[2],
-    )
-
-
-@dataclass(frozen=True)
-class LocalOptima:
-    """Where single coordinate descents (no restarts, unlimited budget) stop on one shape.
-
-    ``bad`` counts the runs that stopped in a local optimum more than ``factor`` slower
-    than the true optimum; ``where`` lists those end points as ``(config, time/optimum,
-    runs)``, most frequent first (ties: faster first).
-    """
-
-    shape: tuple[int, int, int]
-    runs: int
-    bad: int
-    factor: float
-    noise: float
-    where: tuple[tuple[GemmConfig, float, int], ...]
-    mean_measurements: float  # measurements one descent spends on average
-
-    @property
-    def rate(self) -> float:
-        """Fraction of descents stuck in a local optimum outside ``factor``."""
-        return self.bad / self.runs
-
-
-def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: float = 1.05,
-                         hw: Hardware | None = None) -> LocalOptima:
-    """How often one coordinate descent from a random start gets stuck, and where.
-
-    Each seed runs :func:`coordinate_descent` with ``restarts=False`` and an unlimited
-    budget, so every run ends in a local optimum of the measured times (no single-knob move
-    improves it). With ``noise=0`` (the default) that is a local optimum of the model
-    itself.
-
-    Examples
-    --------
-    >>> lo = descent_local_optima((4096, 4096, 4096), seeds=range(20))
-    >>> lo.runs, 0 <= lo.bad <= 20, sum(k for _, _, k in lo.where) == lo.bad
-    (20, True, True)
-    >>> all(r > 1.05 for _, r, _ in lo.where)
-    True
-    """
-    ctx = _ctx(shape, hw)
-    noise = _check_noise(noise)
-    factor = _check_factor(factor)
-    seeds = tuple(_check_int("seed", s, 0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
-    n = ctx.space.n
-    factors = np.stack([_noise_factors(s, noise, n) for s in seeds])
-    order, infos = _CORES["descent"](ctx, seeds, n, factors, restarts=False)
-    ends = np.array([info["descents"][0][1] for info in infos])
-    ratio = ctx.times[ends] / ctx.optimum
-    bad = ratio > factor * (1 + 1e-12)
-    uniq, counts = np.unique(ends[bad], return_counts=True)
-    where = sorted(((ctx.land.configs[i], float(ctx.times[i] / ctx.optimum), int(k)) for i, k in zip(uniq, counts)),
-                   key=lambda w: (-w[2], w[1]))
-    return LocalOptima(shape=ctx.mnk, runs=len(seeds), bad=int(bad.sum()), factor=factor, noise=noise,
-                       where=tuple(where), mean_measurements=float((order >= 0).sum(axis=1).mean()))

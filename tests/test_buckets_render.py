@@ -26,7 +26,7 @@ from matplotlib.text import Text  # noqa: E402
 
 from schedlab import buckets as B  # noqa: E402
 from schedlab import figures, learned, render  # noqa: E402
-from schedlab.__main__ import bucket_grid, main  # noqa: E402
+from schedlab.__main__ import main  # noqa: E402
 from tests.test_console import _Terminal, table_with  # noqa: E402
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
@@ -260,10 +260,15 @@ def test_figures_render_in_chinese_without_missing_glyphs(studies, close, caplog
 # --- console: python -m schedlab buckets ------------------------------------------------------
 
 
-def test_bucket_grid():
-    assert bucket_grid(512) == B.DECODE_MS
-    assert bucket_grid(8) == (1, 8)
-    assert bucket_grid(40) == (1, 16, 17, 32, 33, 40)
+def test_decode_ms_is_the_grid_of_buckets():
+    """`buckets --M-max m` sweeps 1, m and both ends of every 16-row interval up to m (sorted, no repeats)."""
+    for m_max in (1, 8, 16, 17, 100, 512, 4096):
+        grid = B.decode_ms(m_max)
+        assert grid == tuple(sorted(set(grid))) and grid[0] == 1 and grid[-1] == m_max
+        ends = {m for m in range(1, m_max + 1) if m % 16 in (0, 1)}  # 16 (j + 1) and 16 j + 1
+        assert set(grid) == {1, m_max} | ends
+    assert B.decode_ms(8) == (1, 8)
+    assert B.decode_ms(40) == (1, 16, 17, 32, 33, 40)
 
 
 def run(capsys, *args: str) -> str:
@@ -276,7 +281,7 @@ def run(capsys, *args: str) -> str:
 @pytest.mark.parametrize("N, K, m_max, tol", [(4096, 4096, 128, 0.05), (6144, 4096, 256, 0.02)])
 def test_buckets_prints_what_the_analysis_gives(capsys, N, K, m_max, tol):
     out = run(capsys, str(N), str(K), "--M-max", str(m_max), "--tol", str(tol))
-    sw = B.sweep(N, K, Ms=bucket_grid(m_max))
+    sw = B.sweep(N, K, Ms=B.decode_ms(m_max))
     greedy, exact = B.greedy_cover(sw, tol), B.exact_cover(sw, tol)
     down, up = B.power_of_two_cover(sw, tol), B.power_of_two_cover(sw, tol, "up")
 
@@ -315,7 +320,7 @@ def test_buckets_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stderr", term)
     monkeypatch.setattr(cli, "BUCKETS_PROGRESS_DELAY_S", 0.0)
     assert main(["buckets", "4096", "4096", "--M-max", "48"]) == 0
-    assert "扫描 M" in term.getvalue() and f"/{len(bucket_grid(48))}" in term.getvalue()
+    assert "扫描 M" in term.getvalue() and f"/{len(B.decode_ms(48))}" in term.getvalue()
     assert "集合覆盖" in capsys.readouterr().out
 
 

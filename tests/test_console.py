@@ -20,7 +20,8 @@ from schedlab import render
 from schedlab.__main__ import main
 from schedlab.console import print_observations, print_render_table, print_table, wrap
 from schedlab.model import TERMS
-from schedlab.search import STRATEGIES, compare
+from schedlab.compare import compare
+from schedlab.search import STRATEGIES
 
 SQUARE = (4096, 4096, 4096)
 HEADERS = ("演示 1", "演示 2", "演示 3", "演示 4")

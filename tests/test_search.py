@@ -18,19 +18,21 @@ from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
 from schedlab.analysis import LECTURE_SHAPES, llm_shapes
+from schedlab.compare import compare, descent_local_optima
 from schedlab.search import (
+    CORES,
     DEFAULT_SHAPES,
     STRATEGIES,
     BudgetExhausted,
     Measurer,
     SearchTrace,
-    compare,
     coordinate_descent,
-    descent_local_optima,
     exhaustive,
     feature_names,
     model_guided,
     random_search,
+    run_strategy,
+    search_context,
     trials_to_within,
 )
 
@@ -249,6 +251,37 @@ def test_compare_equals_the_strategies_run_seed_by_seed():
             np.testing.assert_allclose(c.curve_median[i, j], np.median(ratios, axis=0))
 
 
+def backwards_core(context, seeds, budget, factors, **_):
+    """A strategy from elsewhere, kept to run_seeds' contract: the launchable configs in reverse SPACE order."""
+    order = np.arange(context.n_configs)[::-1][:budget]
+    return np.tile(order, (len(seeds), 1)), None
+
+
+def test_a_core_registered_elsewhere_joins_the_comparison_under_the_same_rules():
+    cores = {**CORES, "backwards": backwards_core}
+    c = compare([SQUARE, DECODE], ["random", "backwards"], seeds=[0, 5], budget=60, cores=cores)
+    assert c.strategies == ("random", "backwards")
+    for i, shape in enumerate((SQUARE, DECODE)):
+        for k, seed in enumerate(c.seeds):
+            trace = run_strategy("backwards", shape, budget=60, seed=seed, cores=cores)
+            check_rules(trace, 60)
+            m = Measurer(shape, budget=60, seed=seed)  # the same noise as every built-in strategy meets
+            np.testing.assert_array_equal(trace.measured_s, [m.measure_config(cfg) for cfg in trace.configs])
+            assert trace.configs[0] == landscape(shape).configs[-1]
+            assert c.trials[i, 1, k] == (trials_to_within(trace) or math.inf)
+    # the default registry is the six, untouched by the copy above
+    assert tuple(CORES) == tuple(STRATEGIES) and "backwards" not in CORES
+    with pytest.raises(ValueError, match="strategy"):
+        compare([SQUARE], ["backwards"], seeds=[0])
+    with pytest.raises(TypeError):
+        CORES["backwards"] = backwards_core  # read-only: extend a copy
+
+
+def test_compare_refuses_a_registry_that_is_not_names_to_cores():
+    with pytest.raises(ValueError, match="cores"):
+        compare([SQUARE], seeds=[0], cores={"backwards": 3})
+
+
 def test_compare_summaries():
     c = compare([SQUARE, DECODE], ["random", "model"], seeds=range(20), budget=100, noise=0)
     assert c.reached.shape == (2, 2)
@@ -272,6 +305,16 @@ def test_default_shapes_hold_every_study_shape_once():
     mnks = [s.mnk for s in DEFAULT_SHAPES]
     assert len(set(mnks)) == len(mnks)
     assert set(mnks) == {s.mnk for s in LECTURE_SHAPES} | {s.mnk for s in llm_shapes()}
+
+
+def test_compare_without_shapes_studies_every_default_shape_in_its_own_row():
+    """Row i of the default comparison is DEFAULT_SHAPES[i]'s runs, not another shape's."""
+    c = compare(strategies=["random"], seeds=[0, 1], budget=40, noise=0)
+    assert c.shapes == DEFAULT_SHAPES
+    for i, shape in enumerate(DEFAULT_SHAPES):
+        for k, seed in enumerate(c.seeds):
+            trials = trials_to_within(random_search(shape, 40, seed, noise=0))
+            assert c.trials[i, 0, k] == (math.inf if trials is None else trials)
 
 
 # --- the measurer and validation -----------------------------------------------------------------
@@ -326,8 +369,23 @@ def test_compare_refuses_unknown_strategies_and_empty_inputs():
 
 
 def test_feature_names_match_the_feature_matrix():
-    from schedlab.search import _ctx
-
-    X = _ctx(SQUARE, H100_TC).features
+    X = search_context(SQUARE, H100_TC).features
     assert X.shape == (N_LAUNCHABLE, len(feature_names()))
     assert np.isfinite(X).all()
+
+
+@pytest.mark.parametrize("order, match", [
+    (lambda n, b: np.zeros((1, b), dtype=np.int64), "twice"),
+    (lambda n, b: np.full((1, b), n, dtype=np.int64), "outside"),
+    (lambda n, b: np.concatenate([[-1], np.arange(b - 1)])[None, :], "padded"),
+    (lambda n, b: np.arange(b, dtype=float)[None, :], "int array"),
+    (lambda n, b: np.arange(b - 1)[None, :], "int array"),
+], ids=["repeat", "out of range", "padding first", "floats", "short"])
+def test_a_core_breaking_the_contract_is_named(order, match):
+    def broken_core(context, seeds, budget, factors, **_):
+        return order(context.n_configs, budget), None
+
+    with pytest.raises(ValueError, match=rf"core broken_core .*{match}"):
+        run_strategy("broken", SQUARE, budget=10, cores={"broken": broken_core})
+    with pytest.raises(ValueError, match=rf"core broken_core .*{match}"):
+        compare([SQUARE], seeds=[0], budget=10, cores={"broken": broken_core})

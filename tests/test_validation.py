@@ -300,7 +300,7 @@ class TestApiArguments:
             landscape(bad)
 
     @pytest.mark.parametrize("call, name", [
-        (lambda: __import__("schedlab.search").search.compare(None), "shapes"),
+        (lambda: __import__("schedlab.compare").compare.compare(None), "shapes"),
         (lambda: __import__("schedlab.learned").learned.fit(None), "shapes"),
         (lambda: __import__("schedlab.buckets").buckets.sweep(4096, 4096, Ms=None), "Ms"),
         (lambda: __import__("schedlab.learned").learned.features([GemmConfig(*GOOD)], SQUARE, hw="H100"), "hw"),

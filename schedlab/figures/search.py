@@ -10,7 +10,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from ..analysis import as_mnk
 from ..labels import lecture_name, strategy_label
-from ..search import Comparison
+from ..compare import Comparison
 from .style import fmt_times, new_figure
 
 __all__ = ["search_curves"]
@@ -32,7 +32,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     Parameters
     ----------
     comparison : Comparison
-        Output of :func:`schedlab.search.compare`.
+        Output of :func:`schedlab.compare.compare`.
     shape : Shape, (M, N, K) or int
         A shape of the comparison (or its index).
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 
 from ..labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
 from ..learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
@@ -100,9 +99,8 @@ def feature_set_table(cvs, tol: float = 0.05) -> Table:
     tol = check_real(tol, "tol")
     rows = []
     for cv in records:
-        rmse = math.sqrt(sum(r.log_rmse ** 2 for r in cv.results) / len(cv.results))  # every shape: same rows
         rows.append((FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set), str(len(FEATURE_SETS[cv.feature_set])),
-                     f"{rmse:.2f}", fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
+                     f"{cv.pooled_log_rmse:.2f}", fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
                      fmt_percent(cv.hit_rate("model", 1, tol))))
     splits = {cv.split for cv in records}
     title = (f"同一个岭回归，换一套特征（{SPLIT_LABELS.get(records[0].split, records[0].split)}）"

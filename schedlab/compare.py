@@ -1,0 +1,294 @@
+"""The comparison study: every strategy, many seeds, many shapes -- how many measurements until good enough.
+
+:func:`compare` runs the strategy cores of :mod:`schedlab.search` for many seeds at once,
+in lock step where a strategy allows it, so the full comparison (22 shapes x 6 strategies
+x 100 seeds) takes seconds, not minutes, and summarises each (shape, strategy) cell as a
+:class:`CellSummary` in a :class:`Comparison`. :func:`descent_local_optima` is the study
+of where single coordinate descents get stuck (:class:`LocalOptima`). Both are data in,
+data out.
+
+Strategies come from a registry, name -> core (default :data:`schedlab.search.CORES`):
+another module adds a tuner without editing this file by writing a core that keeps the
+contract of :func:`schedlab.search.run_seeds` and passing ``cores={**CORES, name: core}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from .analysis import as_mnk
+from .hardware import Hardware
+from .search import (
+    CORES,
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    DEFAULT_SHAPES,
+    STRATEGIES,
+    Core,
+    check_count,
+    check_factor,
+    check_noise,
+    first_within,
+    noise_factors,
+    run_seeds,
+    search_context,
+)
+from .space import GemmConfig, check_sequence
+
+__all__ = ["CellSummary", "Comparison", "LocalOptima", "compare", "descent_local_optima"]
+
+_NAME_OF = {f: name for name, f in STRATEGIES.items()}
+
+
+class CellSummary(NamedTuple):
+    """Trials-to-within-factor of one strategy on one shape, over the seeds."""
+
+    median: float  # inf if half the seeds never got there
+    p90: float
+    reached: float  # fraction of seeds within factor inside the budget
+
+
+def _quantile(x: np.ndarray, q: float, axis=-1) -> np.ndarray:
+    """An order statistic (no interpolation), so counts stay counts and inf stays inf."""
+    return np.quantile(x, q, axis=axis, method="inverted_cdf")
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Trials-to-within-``factor`` and best-so-far curves, per (shape, strategy), over seeds.
+
+    Arrays are indexed ``[shape, strategy]`` (then ``[seed]`` or ``[measurement]``).
+
+    Attributes
+    ----------
+    shapes : tuple
+        The shapes as given (``Shape`` or ``(M, N, K)``).
+    strategies : tuple of str
+    seeds : tuple of int
+    budget : int
+        Measurements per run (capped at the launchable configs).
+    noise, factor : float
+    trials : ndarray (shapes, strategies, seeds)
+        Measurements until the believed best is truly within ``factor``; ``inf`` if never.
+    median, p90 : ndarray (shapes, strategies)
+        Order statistics of ``trials`` over the seeds (``inf`` when too few seeds reach it).
+    reached : ndarray (shapes, strategies)
+        Fraction of seeds that reach ``factor`` within the budget.
+    curve_median, curve_p10, curve_p90 : ndarray (shapes, strategies, budget)
+        Best-so-far true time over the optimum after ``k + 1`` measurements: median and
+        the 10 / 90 % band over seeds.
+    """
+
+    shapes: tuple
+    strategies: tuple[str, ...]
+    seeds: tuple[int, ...]
+    budget: int
+    noise: float
+    factor: float
+    trials: np.ndarray = field(repr=False)
+    median: np.ndarray = field(repr=False)
+    p90: np.ndarray = field(repr=False)
+    reached: np.ndarray = field(repr=False)
+    curve_median: np.ndarray = field(repr=False)
+    curve_p10: np.ndarray = field(repr=False)
+    curve_p90: np.ndarray = field(repr=False)
+
+    def shape_index(self, shape) -> int:
+        """Position of ``shape`` (a shape, or its index) in :attr:`shapes`.
+
+        Raises
+        ------
+        ValueError
+            If the shape is not in this comparison or the index is out of range.
+        """
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+            if not 0 <= shape < len(self.shapes):
+                raise ValueError(f"shape index out of range: {shape}")
+            return int(shape)
+        mnk = as_mnk(shape)
+        for i, s in enumerate(self.shapes):
+            if as_mnk(s) == mnk:
+                return i
+        raise ValueError(f"shape {mnk} is not in this comparison")
+
+    def strategy_index(self, strategy) -> int:
+        """Position of ``strategy`` (a name or a function of ``STRATEGIES``) in :attr:`strategies`."""
+        if isinstance(strategy, str):
+            name = strategy
+        else:
+            name = _NAME_OF.get(strategy, getattr(strategy, "__name__", None))
+        if name not in self.strategies:
+            raise ValueError(f"strategy must be one of {self.strategies}, got {strategy!r}")
+        return self.strategies.index(name)
+
+    def cell(self, shape, strategy) -> CellSummary:
+        """Median, p90 and reach fraction for ``shape`` (a shape or its index) and ``strategy``."""
+        i, j = self.shape_index(shape), self.strategy_index(strategy)
+        return CellSummary(float(self.median[i, j]), float(self.p90[i, j]), float(self.reached[i, j]))
+
+    def summary(self, strategy, shapes=None) -> CellSummary:
+        """Median over ``shapes`` (default all) of the per-shape medians and p90s, and the mean reach."""
+        idx = range(len(self.shapes)) if shapes is None else [self.shape_index(s) for s in shapes]
+        idx = list(idx)
+        j = self.strategy_index(strategy)
+        return CellSummary(float(_quantile(self.median[idx, j], 0.5)), float(_quantile(self.p90[idx, j], 0.5)),
+                           float(self.reached[idx, j].mean()))
+
+
+def _strategy_name(strategy, cores: Mapping[str, Core]) -> str:
+    """The registry name of ``strategy``: a key of ``cores``, or a function of ``STRATEGIES`` named there."""
+    name = strategy if isinstance(strategy, str) else _NAME_OF.get(strategy)
+    if name is None:
+        raise ValueError(f"strategy must be a name in the registry or a function from STRATEGIES, got {strategy!r}")
+    if name not in cores:
+        raise ValueError(f"strategy must be one of {tuple(cores)}, got {strategy!r}")
+    return name
+
+
+def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: int = DEFAULT_BUDGET,
+            noise: float = DEFAULT_NOISE, factor: float = 1.05, hw: Hardware | None = None,
+            progress: Callable[[int, int, str], None] | None = None,
+            cores: Mapping[str, Core] = CORES) -> Comparison:
+    """Run every strategy for every seed on every shape and summarise trials-to-within-``factor``.
+
+    Parameters
+    ----------
+    shapes : iterable of Shape or (M, N, K)
+        Default: the four lecture shapes and the twenty Llama-3-8B shapes.
+    strategies : iterable of str or strategy functions, optional
+        Names from ``cores``, or functions of :data:`~schedlab.search.STRATEGIES`
+        (default: every strategy of ``cores``, in its order).
+    seeds : iterable of int
+        One run per seed (default ``range(100)``).
+    budget : int
+        Measurements per run.
+    noise : float
+        Measurement noise (sigma of the lognormal factor).
+    factor : float
+        "Good enough": within ``factor`` of the true optimum (``1.05``: 5 %).
+    hw : Hardware
+    progress : callable, optional
+        Called as ``progress(done, total, label)`` after each (shape, strategy) cell.
+    cores : mapping of str to core, optional
+        The strategy registry, name -> core (default :data:`~schedlab.search.CORES`, the six).
+        A tuner from another module joins the comparison as ``cores={**CORES, name: core}``;
+        its core keeps the contract of :func:`schedlab.search.run_seeds`.
+
+    Returns
+    -------
+    Comparison
+
+    Notes
+    -----
+    Equal to running each strategy function seed by seed (the tests check it), only
+    faster: the noise is drawn once per seed and shared by every strategy and shape.
+
+    Examples
+    --------
+    >>> c = compare([(4096, 4096, 4096)], ["exhaustive", "model"], seeds=range(5), budget=200)
+    >>> c.trials.shape, c.curve_median.shape
+    ((1, 2, 5), (1, 2, 200))
+    >>> c.cell((4096, 4096, 4096), "exhaustive").reached  # the best configs come last in SPACE order
+    0.0
+    >>> bool(c.cell(0, "model").median < 200)
+    True
+    """
+    shapes = check_sequence(shapes, "shapes", "(M, N, K)")
+    if not shapes:
+        raise ValueError("shapes must name at least one (M, N, K)")
+    if not isinstance(cores, Mapping) or not all(isinstance(k, str) and callable(c) for k, c in cores.items()):
+        raise ValueError(f"cores must map strategy names to core functions, got {cores!r}")
+    names = tuple(_strategy_name(s, cores) for s in (cores if strategies is None else strategies))
+    if not names:
+        raise ValueError("strategies must name at least one strategy")
+    seeds = tuple(check_count("seed", s, 0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    noise = check_noise(noise)
+    factor = check_factor(factor)
+    budget_in = check_count("budget", budget, 1)
+    contexts = [search_context(s, hw) for s in shapes]
+    n = contexts[0].n_configs
+    budget = min(budget_in, n)
+    factors = np.stack([noise_factors(s, noise, n) for s in seeds])
+    S, T = len(shapes), len(names)
+    trials = np.empty((S, T, len(seeds)))
+    curves = np.empty((3, S, T, budget))
+    total, done = S * T, 0
+    for i, context in enumerate(contexts):
+        for j, name in enumerate(names):
+            _, believed, _ = run_seeds(cores[name], context, seeds, budget, factors)
+            best = context.times[believed]
+            trials[i, j] = first_within(best, context.optimum, factor)
+            curves[:, i, j] = np.percentile(best / context.optimum, [50, 10, 90], axis=0)
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name} {'×'.join(map(str, context.mnk))}")
+    return Comparison(
+        shapes=shapes, strategies=names, seeds=seeds, budget=budget, noise=noise, factor=factor,
+        trials=trials, median=_quantile(trials, 0.5), p90=_quantile(trials, 0.9),
+        reached=np.isfinite(trials).mean(axis=-1), curve_median=curves[0], curve_p10=curves[1], curve_p90=curves[2],
+    )
+
+
+@dataclass(frozen=True)
+class LocalOptima:
+    """Where single coordinate descents (no restarts, unlimited budget) stop on one shape.
+
+    ``bad`` counts the runs that stopped in a local optimum more than ``factor`` slower
+    than the true optimum; ``where`` lists those end points as ``(config, time/optimum,
+    runs)``, most frequent first (ties: faster first).
+    """
+
+    shape: tuple[int, int, int]
+    runs: int
+    bad: int
+    factor: float
+    noise: float
+    where: tuple[tuple[GemmConfig, float, int], ...]
+    mean_measurements: float  # measurements one descent spends on average
+
+    @property
+    def rate(self) -> float:
+        """Fraction of descents stuck in a local optimum outside ``factor``."""
+        return self.bad / self.runs
+
+
+def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: float = 1.05,
+                         hw: Hardware | None = None) -> LocalOptima:
+    """How often one coordinate descent from a random start gets stuck, and where.
+
+    Each seed runs :func:`~schedlab.search.coordinate_descent` with ``restarts=False`` and an unlimited
+    budget, so every run ends in a local optimum of the measured times (no single-knob move
+    improves it). With ``noise=0`` (the default) that is a local optimum of the model
+    itself.
+
+    Examples
+    --------
+    >>> lo = descent_local_optima((4096, 4096, 4096), seeds=range(20))
+    >>> lo.runs, 0 <= lo.bad <= 20, sum(k for _, _, k in lo.where) == lo.bad
+    (20, True, True)
+    >>> all(r > 1.05 for _, r, _ in lo.where)
+    True
+    """
+    context = search_context(shape, hw)
+    noise = check_noise(noise)
+    factor = check_factor(factor)
+    seeds = tuple(check_count("seed", s, 0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    n = context.n_configs
+    factors = np.stack([noise_factors(s, noise, n) for s in seeds])
+    order, _, infos = run_seeds(CORES["descent"], context, seeds, n, factors, restarts=False)
+    ends = np.array([info["descents"][0][1] for info in infos])
+    ratio = context.times[ends] / context.optimum
+    bad = ratio > factor * (1 + 1e-12)
+    uniq, counts = np.unique(ends[bad], return_counts=True)
+    where = sorted(((context.land.configs[i], float(context.times[i] / context.optimum), int(k))
+                    for i, k in zip(uniq, counts)), key=lambda w: (-w[2], w[1]))
+    return LocalOptima(shape=context.mnk, runs=len(seeds), bad=int(bad.sum()), factor=factor, noise=noise,
+                       where=tuple(where), mean_measurements=float((order >= 0).sum(axis=1).mean()))
