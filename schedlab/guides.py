@@ -37,10 +37,10 @@ launchable measurements, same noise stream ``default_rng([0, s])``, same seeds).
 configuration is truly within 5 % of the *truth's* optimum, over the seeds, as medians with
 bootstrap 95 % intervals.
 
-The tuners run through :mod:`schedlab.search`'s lock-step strategy cores (its private
-``_ctx``, ``_run_many``, ``_noise_factors`` and ``_trials``), so every tuner obeys exactly the
-measurement rules the search chapter documents; only the measured times are changed, by
-multiplying the noise factors with the truth's factor.
+Every tuner runs through :func:`schedlab.search.run_seeds` (the blind ones and model-guided
+search with their :data:`schedlab.search.CORES`, the rankings as a core that measures in the
+guide's order), so each obeys exactly the measurement rules the search chapter documents;
+only the measured times change: the noise factors are multiplied by the truth's factor.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
     True
     """
     sigma = _check_sigma(sigma)
-    seed = search._check_int("seed", seed, 0)
+    seed = search.check_count("seed", seed, 0)
     return _field(_knob_index(config_array(configs)), sigma, seed)
 
 
@@ -300,8 +300,9 @@ class GuideStudy:
         return min(blind, key=lambda b: self.cell(truth, b).median)
 
 
-def _ranked_order(rank: np.ndarray, n_seeds: int, budget: int) -> np.ndarray:
-    return np.broadcast_to(rank[:budget], (n_seeds, budget))
+def _core_ranked(context, seeds, budget, factors, ranking):
+    """A strategy core (:func:`schedlab.search.run_seeds`) that measures in a guide's order, every seed alike."""
+    return np.tile(np.asarray(ranking[:budget], dtype=np.int64), (len(seeds), 1)), None
 
 
 def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = search.DEFAULT_BUDGET,
@@ -339,30 +340,29 @@ def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = se
     bad = [t for t in tuners if t not in TUNERS]
     if not tuners or bad:
         raise ValueError(f"tuners must name some of {TUNERS}, got {bad or tuners!r}")
-    seeds = tuple(search._check_int("seed", s, 0) for s in seeds)
+    seeds = tuple(search.check_count("seed", s, 0) for s in seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
-    noise = search._check_noise(noise)
-    factor = search._check_factor(factor)
-    budget = search._check_int("budget", budget, 1)
+    noise = search.check_noise(noise)
+    factor = search.check_factor(factor)
+    budget = search.check_count("budget", budget, 1)
     trials = np.empty((len(truths), len(tuners), len(seeds)))
     for t, truth in enumerate(truths):
-        ctx = search._ctx(mnk, truth.hw)
-        n = ctx.space.n
+        ctx = search.search_context(mnk, truth.hw)
+        n = ctx.n_configs
         b = min(budget, n)
-        idx = _knob_index(ctx.space.values)
+        idx = ctx.neighbours.knobs
         world = np.stack([_field(idx, truth.sigma, s) for s in seeds])  # truth / model, per seed
         true_s = ctx.times[None, :] * world
         optimum = true_s.min(axis=1, keepdims=True)
-        factors = world * np.stack([search._noise_factors(s, noise, n) for s in seeds])
+        factors = world * np.stack([search.noise_factors(s, noise, n) for s in seeds])
         for j, name in enumerate(tuners):
             if name in _CORE_OF:
-                _, believed, _ = search._run_many(ctx, _CORE_OF[name], seeds, b, factors)
+                _, believed, _ = search.run_seeds(search.CORES[_CORE_OF[name]], ctx, seeds, b, factors)
             else:
-                order = _ranked_order(guide_ranking(name, mnk, truth.hw), len(seeds), b)
-                measured = np.take_along_axis(ctx.times[None, :] * factors, order, axis=1)
-                believed = search._believed(order, measured)
+                ranking = guide_ranking(name, mnk, truth.hw)
+                _, believed, _ = search.run_seeds(_core_ranked, ctx, seeds, b, factors, ranking=ranking)
             best = np.take_along_axis(true_s, believed, axis=1)
-            trials[t, j] = search._trials(best / optimum, 1.0, factor)
+            trials[t, j] = search.first_within(best / optimum, 1.0, factor)
     return GuideStudy(shape=mnk, truths=truths, tuners=tuners, seeds=seeds, budget=budget, noise=noise,
                       factor=factor, trials=trials)

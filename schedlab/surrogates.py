@@ -18,8 +18,9 @@ smallest for decode), where a function linear in the log-knobs is lowest, so a p
 a few measurements already points there; and "within 5 %" of 4096^3 is one set of exact ties,
 so any surrogate that finds the corner is done.
 
-Like :mod:`schedlab.guides`, this runs the search chapter's own lock-step core (its private
-``_ctx``, ``_run_many``, ``_noise_factors`` and ``_trials``) with only the features replaced.
+Like :mod:`schedlab.guides`, this runs the search chapter's own core
+(``schedlab.search.CORES["model"]`` through :func:`schedlab.search.run_seeds`) on a
+:class:`~schedlab.search.SearchContext` whose features alone are replaced.
 """
 
 from __future__ import annotations
@@ -57,10 +58,10 @@ def surrogate_features(name: str, shape, hw: Hardware | None = None) -> np.ndarr
     [6, 27, 26, 37]
     """
     hw = check_hardware(hw)
-    ctx = search._ctx(shape, hw)
+    ctx = search.search_context(shape, hw)
     if name == "ours":
         return ctx.features
-    values = ctx.space.values
+    values = ctx.neighbours.values
     logs = np.log2(values.astype(np.float64))
     if name == "linear":
         X = logs
@@ -115,20 +116,20 @@ def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = sear
     bad = [s for s in surrogates if s not in SURROGATES]
     if not surrogates or bad:
         raise ValueError(f"surrogates must name some of {SURROGATES}, got {bad or surrogates!r}")
-    seeds = tuple(search._check_int("seed", s, 0) for s in seeds)
+    seeds = tuple(search.check_count("seed", s, 0) for s in seeds)
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
-    noise, factor = search._check_noise(noise), search._check_factor(factor)
-    budget = search._check_int("budget", budget, 1)
+    noise, factor = search.check_noise(noise), search.check_factor(factor)
+    budget = search.check_count("budget", budget, 1)
     trials = np.empty((len(mnks), len(surrogates), len(seeds)))
     for i, mnk in enumerate(mnks):
-        ctx = search._ctx(mnk, hw)
-        n = ctx.space.n
-        factors = np.stack([search._noise_factors(s, noise, n) for s in seeds])
+        ctx = search.search_context(mnk, hw)
+        n = ctx.n_configs
+        factors = np.stack([search.noise_factors(s, noise, n) for s in seeds])
         for j, name in enumerate(surrogates):
             swapped = replace(ctx, features=surrogate_features(name, mnk, hw))
-            _, believed, _ = search._run_many(swapped, "model", seeds, min(budget, n), factors)
-            trials[i, j] = search._trials(ctx.times[believed], ctx.optimum, factor)
+            _, believed, _ = search.run_seeds(search.CORES["model"], swapped, seeds, min(budget, n), factors)
+            trials[i, j] = search.first_within(ctx.times[believed], ctx.optimum, factor)
     return Ablation(shapes=mnks, surrogates=surrogates, seeds=seeds, budget=budget, noise=noise, factor=factor,
                     trials=trials)
 
@@ -172,7 +173,7 @@ def corner_optimum(shape, factor: float = 1.05, hw: Hardware | None = None) -> G
     land = landscape(as_mnk(shape), hw)
     points = np.log2(launchable(hw).array.astype(np.float64))
     candidates = _hull_candidates(hw)
-    for i in np.flatnonzero(land.time_s <= search._check_factor(factor) * land.best_time_s):
+    for i in np.flatnonzero(land.time_s <= search.check_factor(factor) * land.best_time_s):
         if int(i) in candidates and _extreme(points, int(i)):
             return land.configs[i]
     return None
@@ -196,6 +197,6 @@ def plateau(shape, factor: float = 1.05, hw: Hardware | None = None) -> Plateau:
     (15, 1, 1.23)
     """
     land = landscape(as_mnk(shape), check_hardware(hw))
-    inside = land.tie_groups(within=search._check_factor(factor))
+    inside = land.tie_groups(within=search.check_factor(factor))
     nxt = land.tie_groups(len(inside) + 1)[-1]
     return Plateau(sum(len(g.configs) for g in inside), len(inside), float(nxt.ratio))

@@ -8,7 +8,7 @@ import pytest
 from schedlab import H100_TC, GemmConfig, landscape, launchable
 from schedlab import figures, guides, render, surrogates
 from schedlab.hardware import KiB
-from schedlab.search import compare
+from schedlab.compare import compare
 
 SQUARE = (4096, 4096, 4096)
 BLIND_AND_MODEL = ["random", "descent", "annealing", "evolutionary", "model"]
