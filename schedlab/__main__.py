@@ -8,6 +8,8 @@
     python -m schedlab explain 256 128 32 8 4 1  4096 4096 4096
     python -m schedlab search 4096 4096 4096 --strategy random model --seeds 100
     python -m schedlab buckets 4096 4096 --M-max 512 --tol 0.05
+    python -m schedlab top 4096 4096 4096 --gpu a100-sxm4   # any subcommand on another GPU
+    python -m schedlab gpus --sources --gpu h100-sxm         # the GPU profiles, and one's sources
 
 The demos themselves are :mod:`schedlab.demos`; this module holds the command line
 (argparse) and the tools. Every number printed comes from :mod:`schedlab.analysis` /
@@ -29,6 +31,7 @@ from .analysis import LLAMA8B_PROJECTIONS, landscape
 from .compare import compare
 from .console import print_render_table
 from .demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
+from .hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, profile, using
 from .model import explain
 from .search import DEFAULT_BUDGET, DEFAULT_NOISE, MAX_NOISE, STRATEGIES
 from .space import SPACE, GemmConfig, check_shape
@@ -213,7 +216,38 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "buckets" section at the end
+
+    p = sub.add_parser("gpus", help="模型里的几块 GPU 和它们的主要参数 / the GPU profiles",
+                       description="列出模型里的 GPU 参数集（--gpu 可选的名字）和每块的主要参数；--sources 再列出 --gpu 所选那块"
+                                   "每个参数的来源。 / The GPU profiles and their key numbers; --sources: where each comes from.")
+    p.add_argument("--sources", action="store_true", help="列出 --gpu 所选 GPU 每个参数的来源 / list the sources")
+    p.set_defaults(func=cmd_gpus)
+
+    # --gpu before the subcommand (the top-level default) or after it: a subcommand's own option has no
+    # default, so it never overwrites a --gpu given before the subcommand
+    _add_gpu_option(parser, DEFAULT_PROFILE)
+    for sub_parser in sub.choices.values():
+        _add_gpu_option(sub_parser, argparse.SUPPRESS)
     return parser
+
+
+def cmd_gpus(args) -> int:
+    names = tuple(PROFILES)
+    print_render_table(render.profiles_table(names))
+    print()
+    for name in names:
+        print(f"{name}：{profile(name).name}" + ("（默认）" if name == DEFAULT_PROFILE else ""))
+    if args.sources:
+        print()
+        print_render_table(render.hardware_table(profile(args.gpu), PROFILE_SOURCES[args.gpu]))
+    return 0
+
+
+def _add_gpu_option(parser: argparse.ArgumentParser, default_name) -> None:
+    """``--gpu NAME``: the machine every number is computed on (checked in :func:`main`, one line if unknown)."""
+    parser.add_argument("--gpu", default=default_name, metavar="NAME",
+                        help=f"用哪块 GPU 的参数（默认 {DEFAULT_PROFILE}；可选 {', '.join(PROFILES)}）"
+                             " / GPU profile (see `schedlab gpus`)")
 
 
 def _tolerant_streams() -> None:
@@ -230,7 +264,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        status = args.func(args)
+        with using(profile(args.gpu)):  # ValueError naming the known GPUs if unknown
+            status = args.func(args)
         sys.stdout.flush()  # a write error surfaces here, not at interpreter exit
         return status
     except ValueError as err:

@@ -1,7 +1,10 @@
-"""The lecture's analyses, data in and data out: space summary, landscape, shape transfer, sensitivity.
+"""The lecture's analyses, data in and data out: space summary, landscape, shape transfer, sensitivity,
+and hardware transfer (the GPU chapter).
 
 The console edition and the book's pages call these functions and only format
-what they return, so every number is computed once, here.
+what they return, so every number is computed once, here. Over 500 lines because
+it holds one short section per demo, each a record beside the function that fills
+it, and the pages call them all as ``analysis.<name>``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .caching import memoised
-from .hardware import Hardware, check_hardware
+from .hardware import PROFILES, Hardware, check_hardware, profile
 from .model import evaluate
 from .space import (SPACE, GemmConfig, Reason, all_configs, as_mnk, check_sequence, config_array,
                     launch_checks, launchable, reasons)
@@ -38,6 +41,9 @@ __all__ = [
     "landscape",
     "transfer",
     "sensitivity",
+    "HardwareTransfer",
+    "hardware_transfer",
+    "resolve_gpu",
     "tflops",
     "as_mnk",
 ]
@@ -499,3 +505,78 @@ def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware | None = Non
     for (knob, v), t in zip(cells, time_s):
         ratios[knob].append((v, float(t / base_time)))
     return Sensitivity(shape=mnk, base=base, base_time_s=base_time, ratios={k: tuple(v) for k, v in ratios.items()})
+
+
+# --- another GPU: hardware transfer -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HardwareTransfer:
+    """Each GPU's optimum on one shape, and what it costs on every other GPU.
+
+    ``matrix[i, j]`` is the time of GPU ``i``'s optimum run on GPU ``j`` over GPU ``j``'s own
+    best time: 1 on the diagonal, ``inf`` where GPU ``i``'s optimum cannot launch on GPU ``j``.
+    """
+
+    shape: tuple[int, int, int]
+    gpus: tuple[str, ...]
+    hardware: tuple[Hardware, ...]
+    optima: tuple[GemmConfig, ...]
+    best_time_s: np.ndarray
+    best_tflops: np.ndarray
+    matrix: np.ndarray
+
+
+def resolve_gpu(gpu) -> tuple[str, Hardware]:
+    """``(label, machine)`` of a profile name (:func:`~schedlab.hardware.profile`) or a :class:`Hardware` (its name).
+
+    Examples
+    --------
+    >>> resolve_gpu("a100-sxm4")[1].n_sm, resolve_gpu(PROFILES["a100-sxm4"])[0]
+    (108, 'A100 SXM4 80GB')
+    """
+    if isinstance(gpu, Hardware):
+        return gpu.name, gpu
+    if isinstance(gpu, str):
+        return gpu, profile(gpu)
+    raise TypeError(f"gpus must hold profile names {tuple(PROFILES)} or Hardware, got {gpu!r} ({type(gpu).__name__})")
+
+
+def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
+    """Tune ``shape`` on every GPU and run each GPU's optimum on every other one.
+
+    Parameters
+    ----------
+    shape : Shape or (M, N, K)
+        One GEMM shape.
+    gpus : sequence of str or Hardware
+        Profile names from :data:`~schedlab.hardware.PROFILES` (default: all of them) or machines.
+
+    Examples
+    --------
+    >>> t = hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"])
+    >>> t.gpus, [c.as_tuple() for c in t.optima]
+    (('h100-lecture', 'a100-sxm4'), [(256, 128, 32, 8, 4, 1), (128, 128, 16, 8, 4, 1)])
+    >>> t.matrix.round(2).tolist()  # the A100's pick is 1.76 x slower than the best on the H100
+    [[1.0, 1.0], [1.76, 1.0]]
+    """
+    mnk = as_mnk(shape)
+    pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
+    if not pairs:
+        raise ValueError("gpus must name at least one GPU")
+    labels = tuple(label for label, _hw in pairs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"gpus must be distinct, got {labels}")
+    lands = [landscape(mnk, hw) for _label, hw in pairs]
+    optima = tuple(land.best for land in lands)
+    matrix = np.array([[land.time_of(opt) / land.best_time_s for land in lands] for opt in optima])
+    return HardwareTransfer(
+        shape=mnk,
+        gpus=labels,
+        hardware=tuple(hw for _label, hw in pairs),
+        optima=optima,
+        best_time_s=np.array([land.best_time_s for land in lands]),
+        best_tflops=np.array([land.best_tflops for land in lands]),
+        matrix=matrix,
+    )
+

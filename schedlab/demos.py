@@ -13,7 +13,7 @@ import numpy as np
 from . import render
 from .analysis import LECTURE_SHAPES, TIE_RTOL, landscape, sensitivity, space_summary, transfer
 from .console import print_header, print_observations, print_render_table
-from .hardware import H100_TC
+from .hardware import H100_TC, default
 from .model import TERMS, explain
 from .space import SPACE, GemmConfig, reasons
 
@@ -127,9 +127,10 @@ def demo2_landscape() -> None:
     if slower:
         obs2 += f"（没和最快打平的配置至少慢 {render.fmt_percent(slower[0].ratio - 1)}）"
     obs2 += f"，随便选一个（中位数）要慢 {render.fmt_ratio(q[50], 1)} 倍。这就是为什么要搜索，而且搜索要聪明（04 脚本）。"
-    frac = land.best_tflops * 1e12 / H100_TC.peak_flops
-    obs3 = (f"这个模型给出的最高 {render.fmt_tflops(land.best_tflops)} TFLOPS，是 H100 稠密 FP16 峰值"
-            f"（{render.fmt_tflops(H100_TC.peak_flops / 1e12)} TFLOPS）的 {render.fmt_percent(frac)}——比真实的 cuBLAS 乐观："
+    frac = land.best_tflops * 1e12 / default().peak_flops
+    gpu = "H100" if default() is H100_TC else default().name  # `--gpu` picks another machine
+    obs3 = (f"这个模型给出的最高 {render.fmt_tflops(land.best_tflops)} TFLOPS，是 {gpu} 稠密 FP16 峰值"
+            f"（{render.fmt_tflops(default().peak_flops / 1e12)} TFLOPS）的 {render.fmt_percent(frac)}——比真实的 cuBLAS 乐观："
             "模型没有算功耗导致的降频、指令开销、TMA / WGMMA 的细节。用它研究搜索策略没问题，不要拿它的绝对数字去预测真机。")
     print_observations([obs1, obs2, obs3])
 
@@ -164,7 +165,7 @@ def demo3_shapes() -> None:
     obs2 = (f"{same} 这 {len(sharing)} 种形状的最优恰好是同一个配置" if len(sharing) > 1
             else f"{render.shape_short(shapes[big])} 的最优配置是它自己独有的")
     obs2 += (f"；把它用在 decode 形状上慢 {render.fmt_ratio(on_thin)} 倍（M = {shapes[thin].M} 要补齐到 {big_opt.bm} 行，"
-             f"而且只有 {bd_big_on_thin.blocks} 个块，{H100_TC.n_sm} 个 SM 大部分闲着）；反过来，decode 的最优"
+             f"而且只有 {bd_big_on_thin.blocks} 个块，{default().n_sm} 个 SM 大部分闲着）；反过来，decode 的最优"
              f"（{t_opt.bm}×{t_opt.bn} 的小块）用在另外 {len(others)} 种形状上慢 "
              f"{_ratio_span(thin_elsewhere.min(), thin_elsewhere.max())} 倍。"
              "所以 cuBLAS 为不同的形状准备了很多个内核和一套启发式，Triton 的 @triton.autotune 按 key（例如 M、N、K）分别调优并缓存结果。")

@@ -19,9 +19,11 @@ import contextvars
 import math
 import numbers
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
 
-__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "KiB", "MiB", "check_hardware", "default", "using"]
+__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "H100_SXM", "A100_SXM4", "H200_SXM", "PROFILES", "PROFILE_SOURCES",
+           "DEFAULT_PROFILE", "profile", "KiB", "MiB", "check_hardware", "default", "using"]
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -79,6 +81,10 @@ class Hardware:
         Bytes per operand element (FP16).
     mem_latency_s : float
         Latency of a global-memory load under load, in seconds.
+    l2_partitions : int
+        Sections the L2 is split into (default 1, one shared cache). The A100 and the H100 have
+        two, and data that SMs on both sides read is kept in both, so a wave's shared panels
+        survive in one section's capacity, :attr:`l2_bytes_shared`.
     """
 
     name: str
@@ -105,6 +111,7 @@ class Hardware:
     mma_n: int
     bytes_per_element: int
     mem_latency_s: float
+    l2_partitions: int = 1
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -122,6 +129,8 @@ class Hardware:
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"Hardware.{f.name} must be positive and finite, got {value!r}")
             object.__setattr__(self, f.name, value)
+        if self.l2_partitions > self.l2_bytes:
+            raise ValueError(f"Hardware.l2_partitions ({self.l2_partitions}) exceeds l2_bytes ({self.l2_bytes})")
         if self.smem_limit > self.smem_per_sm:
             raise ValueError(f"Hardware.smem_limit ({self.smem_limit}) exceeds smem_per_sm ({self.smem_per_sm})")
 
@@ -129,6 +138,11 @@ class Hardware:
     def peak_flops(self) -> float:
         """Dense FP16 tensor-core peak of the chip in FLOP/s: ``n_sm * tc_flop_per_clk_per_sm * clock_hz``."""
         return self.n_sm * self.tc_flop_per_clk_per_sm * self.clock_hz
+
+    @property
+    def l2_bytes_shared(self) -> int:
+        """L2 bytes that hold data every SM reads: one section's share, ``l2_bytes // l2_partitions``."""
+        return self.l2_bytes // self.l2_partitions
 
     @property
     def flop_per_clk_per_tensor_core(self) -> float:
@@ -200,6 +214,149 @@ H100_TC = Hardware(
     mem_latency_s=750e-9,
 )
 
+# --- more GPUs ----------------------------------------------------------------------------------
+# Sources named below, as short keys:
+#   [H100-WP]  NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)
+#   [A100-WP]  NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)
+#   [H200-DS]  NVIDIA H200 Tensor Core GPU datasheet (2024)
+#   [A100-DS]  NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM4)
+#   [CUDA-PG]  CUDA C++ Programming Guide, table of features per compute capability
+#   [MAMF]     S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md, table
+#              "Maximum Achievable Matmul FLOPS": BF16 torch.matmul (cuBLAS), mean of 100 runs
+#              after 50 warm-ups, best shape of a brute-force search: H100 SXM 794.5 TFLOPS
+#              (torch 2.7.0+cu126), A100 SXM 271.2 TFLOPS (torch 2.6.0+cu126)
+#   [BENCH]    D. Ernst (NHR@FAU), github.com/te42kyfo/gpu-benches README: gpu-cache, gpu-l2-cache,
+#              gpu-latency and gpu-stream (the stream table is measured on an H100 PCIe, CUDA 11.7)
+#   [C&C-H100] Chips and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth" (2023-07-02)
+#   [TRITON]   triton-lang/triton issue #2339 (2023): on H100 the matmul tutorial "only uses GMMA"
+#              (wgmma, the warp-group instruction), answered by a Triton maintainer
+
+#: Read-stream efficiency of HBM measured by [BENCH] on an H100 PCIe: 1942 of its nominal 2000 GB/s
+#: (the ``read`` column at 100 % occupancy; the nominal 2.00 TB/s from [MAMF]'s table of memory speeds). Carried to the SXM's HBM3 and the H200's HBM3e: an
+#: assumption, no SXM measurement was found.
+_HBM_READ_EFFICIENCY = 1942 / 2000
+
+_H100_SXM_SOURCES = {
+    **H100_SOURCES,
+    "clock_hz": "Nominal 1.83 GHz implied by the datasheet's 989.4 TFLOPS (as the lecture); the sustained clock "
+                "under tensor load was not found in a published measurement, so the measured rate below folds it in",
+    "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16) / (132 SM x 1.83 GHz) "
+                              "= 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to wgmma on "
+                              "Hopper [TRITON], as cuBLAS does; no published mma.sync rate was found",
+    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
+                                 "128B/cycle/SM' (shared memory is the same SRAM)",
+    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
+                                    "(no per-SM L2 port measurement found)",
+    "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'similar L2 cache bandwidths of about 5.x TB/s' "
+                         "for the three GPUs plotted (an A100 among them; the text does not name the H100 SKU); "
+                         "5.5 TB/s, the middle of 5.x",
+    "hbm_bw_bytes_per_s": "3.35 TB/s nominal (datasheet) x 0.971, the read-stream efficiency [BENCH] measured on an "
+                          "H100 PCIe (1942 of 2000 GB/s) = 3.25 TB/s; the efficiency carried over is an assumption",
+    "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
+                     "read by all SMs 'cannot be replicated in both L2 cache sections'",
+    "mem_latency_s": "Unsourced: the lecture's 750 ns loaded latency kept; [BENCH] gpu-latency plots H100 latencies "
+                     "but states no number in text, and no loaded-latency measurement was found",
+}
+
+#: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
+H100_SXM = replace(
+    H100_TC,
+    name="H100 SXM5（实测校准）",
+    tc_flop_per_clk_per_sm=3289,
+    l2_bw_bytes_per_s=5.5e12,
+    hbm_bw_bytes_per_s=3.35e12 * _HBM_READ_EFFICIENCY,
+    l2_partitions=2,
+)
+
+_A100_SOURCES = {
+    **{name: text for name, text in H100_SOURCES.items() if "compute capability 9.0" not in text},
+    "n_sm": "[A100-WP] A100 SXM4: 108 SMs",
+    "clock_hz": "[A100-WP] boost clock 1410 MHz; [C&C-H100] on an A100-SXM4-40GB: 'Core clocks went to 1410 MHz "
+                "under load and stays there' (measured sustained clock)",
+    "tc_flop_per_clk_per_sm": "[A100-WP] 4 third-generation tensor cores x 256 dense FP16 FMA/clk = 2048 FLOP/clk/SM "
+                              "(108 x 2048 x 1.41 GHz = 312 TFLOPS); path: mma.sync, the A100 has no wgmma",
+    "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM",
+    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
+                                 "128B/cycle/SM' (shared memory is the same SRAM)",
+    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
+    "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'about 5.x TB/s' for the three GPUs plotted, "
+                         "the A100 among them; 5.5 TB/s",
+    "hbm_bw_bytes_per_s": "[A100-DS] A100 80GB SXM: HBM2e 2039 GB/s (nominal)",
+    "l2_bytes": "[A100-WP] 40 MB L2 cache",
+    "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the A100's L2 is 2 x 20 MB",
+    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KB shared memory per SM",
+    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KB per block (opt-in)",
+    "regs_per_sm": "[CUDA-PG] compute capability 8.0: 64 K 32-bit registers per SM",
+    "max_threads_per_sm": "[CUDA-PG] compute capability 8.0: 2048 resident threads per SM",
+    "max_blocks_per_sm": "[CUDA-PG] compute capability 8.0: 32 resident blocks per SM",
+    "mma_m": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 16 rows",
+    "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
+    "mem_latency_s": "Unsourced: the lecture's 750 ns loaded latency kept",
+}
+
+#: The A100 SXM4 80 GB from its whitepaper and datasheet (nominal rates; L1 and L2 bandwidth measured).
+A100_SXM4 = replace(
+    H100_TC,
+    name="A100 SXM4 80GB",
+    n_sm=108,
+    clock_hz=1.41e9,
+    tc_flop_per_clk_per_sm=2048,
+    l2_bw_bytes_per_s=5.5e12,
+    hbm_bw_bytes_per_s=2.039e12,
+    l2_bytes=40 * MiB,
+    l2_partitions=2,
+    smem_per_sm=164 * KiB,
+    smem_limit=163 * KiB,
+)
+
+_H200_SOURCES = {
+    **_H100_SXM_SOURCES,
+    "hbm_bw_bytes_per_s": "[H200-DS] HBM3e 4.8 TB/s (141 GB) x 0.971, the read-stream efficiency [BENCH] measured on "
+                          "an H100 PCIe = 4.66 TB/s; the efficiency carried over is an assumption",
+}
+_H200_SOURCES["n_sm"] = "[H200-DS] the same GH100 chip as the H100 SXM5: 132 SMs"
+_H200_SOURCES["l2_bytes"] = "[H100-WP] 50 MB L2 cache (the H200 is the same GH100 chip)"
+
+#: The H200 SXM: the calibrated H100 SXM5 with the H200's HBM3e (the chip is the same GH100).
+H200_SXM = replace(H100_SXM, name="H200 SXM", hbm_bw_bytes_per_s=4.8e12 * _HBM_READ_EFFICIENCY)
+
+#: Short name -> machine. ``"h100-lecture"`` is :data:`H100_TC`, the lecture's machine and the default.
+PROFILES = MappingProxyType({
+    "h100-lecture": H100_TC,
+    "h100-sxm": H100_SXM,
+    "a100-sxm4": A100_SXM4,
+    "h200-sxm": H200_SXM,
+})
+#: The profile every function uses when not given one.
+DEFAULT_PROFILE = "h100-lecture"
+#: Short name -> {field name -> where its value comes from}, one entry for every field of every profile.
+PROFILE_SOURCES = MappingProxyType({
+    "h100-lecture": MappingProxyType({**H100_SOURCES, "l2_partitions": "Lecture assumption: one shared L2"}),
+    "h100-sxm": MappingProxyType(_H100_SXM_SOURCES),
+    "a100-sxm4": MappingProxyType(_A100_SOURCES),
+    "h200-sxm": MappingProxyType(_H200_SOURCES),
+})
+
+
+def profile(name) -> Hardware:
+    """The machine :data:`PROFILES` names ``name``; a ValueError listing the known names otherwise.
+
+    ``"h100-lecture"`` names the lecture's machine as the lecture uses it, :func:`default`:
+    ``H100_TC``, or the machine :func:`using` made the default (so a perturbed lecture machine
+    reaches every table that names it).
+
+    Examples
+    --------
+    >>> profile("a100-sxm4").n_sm
+    108
+    >>> profile("b200")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown GPU 'b200'; known: h100-lecture, h100-sxm, a100-sxm4, h200-sxm
+    """
+    if not isinstance(name, str) or name not in PROFILES:
+        raise ValueError(f"unknown GPU {name!r}; known: {', '.join(PROFILES)}")
+    return default() if name == DEFAULT_PROFILE else PROFILES[name]
 
 _DEFAULT: contextvars.ContextVar[Hardware] = contextvars.ContextVar("schedlab_default_hardware", default=H100_TC)
 

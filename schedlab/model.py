@@ -220,9 +220,11 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None) -> f
     Blocks run ``per_wave`` at a time in launch order. Within a wave each A row-panel
     (``rows x K``) and B column-panel (``K x cols``) it touches is read from HBM once.
     A panel the previous wave also touched is still in L2 with probability
-    ``min(1, l2_bytes / footprint)``, where the footprint is the bytes of all panels the
+    ``min(1, l2_bytes_shared / footprint)``, where the footprint is the bytes of all panels the
     previous wave touched (survival rule: everything stays when it fits; when it does not,
-    the part that fits stays, as under random replacement). C is written once.
+    the part that fits stays, as under random replacement). C is written once. On an L2 split
+    in sections (``hw.l2_partitions``, two on the A100 and the H100) a panel read by SMs on both
+    sides is held in both, so the capacity is one section's, ``hw.l2_bytes_shared``.
 
     Examples
     --------
@@ -320,7 +322,7 @@ def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
     kept_reused = np.zeros(combo.size)
     later_wave = index > 0
-    kept_reused[later_wave] = np.minimum(1.0, hw.l2_bytes / footprint[np.flatnonzero(later_wave) - 1]) \
+    kept_reused[later_wave] = np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) \
         * reused[later_wave]
     # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch.
     # Where every kept part is a whole number of bytes (the panels fit L2) their sum is an exact

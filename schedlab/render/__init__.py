@@ -8,7 +8,7 @@ a :class:`Table` of strings. The console edition prints these tables
 
 One module per topic: :mod:`~schedlab.render.table` (the record and the number formats),
 :mod:`~schedlab.render.demos` (the four demos and ``explain``),
-:mod:`~schedlab.render.appendix`, :mod:`~schedlab.render.search`,
+:mod:`~schedlab.render.appendix`, :mod:`~schedlab.render.gpus` (the GPU chapter), :mod:`~schedlab.render.search`,
 :mod:`~schedlab.render.learned`, :mod:`~schedlab.render.buckets` and :mod:`~schedlab.render.guides`; the labels come from
 :mod:`schedlab.labels`. This face re-exports them all, so ``render.top_table(...)`` works.
 The search, learned and buckets tables are loaded on first use (:func:`__getattr__`): their
@@ -32,6 +32,7 @@ import importlib
 from ..labels import (COVER_LABELS, FEATURE_SET_LABELS, KNOB_LABELS, METHOD_LABELS, SPLIT_LABELS, STRATEGY_LABELS,
                       fmt_shape, shape_name, shape_short)
 from .appendix import claims_table, hardware_table
+from .gpus import hardware_transfer_table, profile_sources_table, profiles_table, published_table
 from .demos import (breakdown_summary_table, breakdown_table, fmt_ties, knob_table, optima_table, quantiles_table,
                     reasons_table, sensitivity_grid, sensitivity_table, top_table, transfer_table)
 from .table import (MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_tflops, fmt_time,
@@ -81,6 +82,10 @@ __all__ = [
     "breakdown_summary_table",
     "hardware_table",
     "claims_table",
+    "profiles_table",
+    "profile_sources_table",
+    "hardware_transfer_table",
+    "published_table",
     *_LAZY,
 ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from ..hardware import H100_SOURCES, H100_TC, Hardware, KiB, MiB
+from ..hardware import DEFAULT_PROFILE, H100_TC, PROFILE_SOURCES, Hardware, KiB, MiB
 from .table import Table, fmt_tflops
 
 __all__ = ["hardware_table", "claims_table"]
@@ -38,6 +38,7 @@ _HW_FIELDS = {
     "mma_n": ("mma 指令的 N", "列", 1),
     "bytes_per_element": ("每个元素（FP16）", "B", 1),
     "mem_latency_s": ("访存延迟", "ns", 1e-9),
+    "l2_partitions": ("L2 分几段", "段", 1),
 }
 
 
@@ -51,8 +52,10 @@ def _fmt_hw_value(name: str, value) -> str:
 def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     """Every parameter of ``hw``: its Chinese name, value, unit, source, and the field's identifier.
 
-    ``sources`` maps field names to a source (default :data:`~schedlab.hardware.H100_SOURCES`);
-    a field whose value differs from :data:`~schedlab.hardware.H100_TC` is marked as changed.
+    ``sources`` maps field names to a source. Without it the lecture's sources are shown
+    (:data:`~schedlab.hardware.H100_SOURCES`) and a field whose value differs from
+    :data:`~schedlab.hardware.H100_TC` is marked as changed; with it (a profile's sources, e.g.
+    ``PROFILE_SOURCES["a100-sxm4"]``) every field shows the source given.
 
     Examples
     --------
@@ -65,17 +68,22 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     >>> import dataclasses
     >>> {r[4]: r[3] for r in hardware_table(dataclasses.replace(H100_TC, n_sm=114)).rows}["n_sm"]
     '改动过（H100：132 个）'
+    >>> from schedlab.hardware import PROFILE_SOURCES, PROFILES
+    >>> a100 = {r[4]: r for r in hardware_table(PROFILES["a100-sxm4"], PROFILE_SOURCES["a100-sxm4"]).rows}
+    >>> a100["n_sm"][1], a100["n_sm"][3]
+    ('108', '[A100-WP] A100 SXM4: 108 SMs')
     """
     if not isinstance(hw, Hardware):
         raise ValueError(f"hw must be a Hardware, got {type(hw).__name__}")
-    sources = H100_SOURCES if sources is None else sources
+    given = sources is not None
+    sources = sources if given else PROFILE_SOURCES[DEFAULT_PROFILE]
     rows = []
     for f in fields(hw):
         if f.name == "name":
             continue
         label, unit, _size = _HW_FIELDS[f.name]
         value, h100 = getattr(hw, f.name), getattr(H100_TC, f.name)
-        if value != h100:
+        if value != h100 and not given:
             source = f"改动过（H100：{_fmt_hw_value(f.name, h100)} {unit}）"
         else:
             source = sources.get(f.name, "")

@@ -1,0 +1,99 @@
+"""Tables of the chapter 换一块 GPU: the profiles side by side with their sources, the hardware-transfer
+matrix, and published H100 measurements beside the model."""
+
+from __future__ import annotations
+
+import math
+
+from ..analysis import HardwareTransfer, resolve_gpu
+from ..hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile
+from ..labels import fmt_shape
+from ..published import PublishedComparison
+from .appendix import hardware_table
+from .table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
+
+__all__ = ["profiles_table", "profile_sources_table", "hardware_transfer_table", "published_table"]
+
+#: The numbers that tell the GPUs apart: (Chinese label, unit, the value of a machine as a string).
+_KEY_NUMBERS = (
+    ("SM 数", "个", lambda hw: str(hw.n_sm)),
+    ("时钟", "GHz", lambda hw: f"{hw.clock_hz / 1e9:.2f}"),
+    ("Tensor Core 峰值（稠密 FP16）", "TFLOPS", lambda hw: fmt_tflops(hw.peak_flops / 1e12)),
+    ("每 SM 的共享内存 / 每块最多", "KiB", lambda hw: f"{hw.smem_per_sm // KiB} / {hw.smem_limit // KiB}"),
+    ("L2 容量（分几段）", "MiB", lambda hw: f"{hw.l2_bytes / MiB:g}（{hw.l2_partitions} 段）"),
+    ("L2 带宽", "TB/s", lambda hw: f"{hw.l2_bw_bytes_per_s / 1e12:.2f}"),
+    ("HBM 带宽", "TB/s", lambda hw: f"{hw.hbm_bw_bytes_per_s / 1e12:.2f}"),
+    ("访存延迟", "ns", lambda hw: f"{hw.mem_latency_s * 1e9:g}"),
+)
+
+
+def profiles_table(gpus=tuple(PROFILES)) -> Table:
+    """The numbers that tell the GPUs apart, one column per profile.
+
+    Examples
+    --------
+    >>> t = profiles_table()
+    >>> t.headers
+    ('参数', '单位', 'h100-lecture', 'h100-sxm', 'a100-sxm4', 'h200-sxm')
+    >>> t.rows[2]
+    ('Tensor Core 峰值（稠密 FP16）', 'TFLOPS', '989', '794', '312', '794')
+    """
+    machines = [resolve_gpu(g) for g in gpus]
+    rows = [(label, unit, *(value(hw) for _name, hw in machines)) for label, unit, value in _KEY_NUMBERS]
+    return Table("四块 GPU 的主要参数", ("参数", "单位", *(name for name, _hw in machines)), rows)
+
+
+def profile_sources_table(name: str) -> Table:
+    """Every field of profile ``name`` whose source differs from the lecture's, with its value and source.
+
+    Examples
+    --------
+    >>> t = profile_sources_table("a100-sxm4")
+    >>> {r[4]: r[1] for r in t.rows}["smem_limit"]
+    '163'
+    >>> profile_sources_table("h100-lecture").rows
+    ()
+    """
+    hw, sources, lecture = profile(name), PROFILE_SOURCES[name], PROFILE_SOURCES["h100-lecture"]
+    full = hardware_table(hw, sources)
+    rows = [row for row in full.rows if sources[row[4]] != lecture[row[4]]]
+    return Table(f"{name}（{hw.name}）：与讲义的 H100 来源不同的参数", full.headers, rows)
+
+
+def hardware_transfer_table(transfer: HardwareTransfer) -> Table:
+    """Each GPU's optimum (a row) run on every GPU (a column), time over that GPU's own best.
+
+    Examples
+    --------
+    >>> from schedlab.analysis import hardware_transfer
+    >>> t = hardware_transfer_table(hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"]))
+    >>> t.rows[1]
+    ('a100-sxm4', '(128, 128, 16, 8, 4, 1)', '290', '1.76', '1.00')
+    """
+    rows = []
+    for i, (gpu, cfg) in enumerate(zip(transfer.gpus, transfer.optima)):
+        cells = tuple(fmt_ratio(x) if math.isfinite(x) else "不能启动" for x in transfer.matrix[i])
+        rows.append((gpu, fmt_config(cfg), fmt_tflops(transfer.best_tflops[i]), *cells))
+    headers = ("最优来自", "配置", "自己的 TFLOPS", *(f"用在 {g}" for g in transfer.gpus))
+    return Table(f"{fmt_shape(transfer.shape)}：一块 GPU 的最优配置用在另一块上，相对那块自己的最优", headers, rows)
+
+
+def published_table(comparison: PublishedComparison) -> Table:
+    """Published TFLOP/s beside the model's best on each profile, one row per shape.
+
+    Examples
+    --------
+    >>> from schedlab.published import published_comparison
+    >>> t = published_table(published_comparison())
+    >>> t.headers
+    ('形状 M×N×K', 'cuBLAS 实测', 'Triton 实测', 'h100-lecture 模型', 'h100-sxm 模型')
+    >>> t.rows[2][:3]
+    ('2048×2048×2048', '515', '295')
+    """
+    rows = []
+    for i, shape in enumerate(comparison.shapes):
+        measured = tuple(fmt_tflops(x) if math.isfinite(x) else MISSING for x in comparison.measured_tflops[i])
+        rows.append((fmt_shape(shape), *measured, *(fmt_tflops(x) for x in comparison.predicted_tflops[i])))
+    headers = ("形状 M×N×K", *(f"{lib} 实测" for lib in comparison.libraries),
+               *(f"{g} 模型" for g in comparison.gpus))
+    return Table("H100 上发表的 GEMM 实测（TFLOPS）和两套参数的模型最优", headers, rows)

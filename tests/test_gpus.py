@@ -1,0 +1,451 @@
+"""Several GPUs: the profiles, their sources, and that each one's space and optimum follow from its parameters."""
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from schedlab import GemmConfig, explain, landscape, launchable, space_summary
+from schedlab.analysis import LECTURE_SHAPES, HardwareTransfer, hardware_transfer
+from schedlab.claims import seed_claims
+from schedlab.hardware import (A100_SXM4, DEFAULT_PROFILE, H100_SXM, H100_TC, H200_SXM, PROFILE_SOURCES, PROFILES,
+                               Hardware, KiB, MiB, default, profile, using)
+from schedlab.space import SPACE
+
+SQUARE = (4096, 4096, 4096)
+DECODE = (16, 4096, 4096)
+FIELDS = [f.name for f in dataclasses.fields(Hardware) if f.name != "name"]
+
+
+# --- the profiles ---------------------------------------------------------------------------------
+
+
+def test_the_four_profiles_and_the_default():
+    assert tuple(PROFILES) == ("h100-lecture", "h100-sxm", "a100-sxm4", "h200-sxm")
+    assert DEFAULT_PROFILE == "h100-lecture"
+    assert PROFILES["h100-lecture"] is H100_TC  # the lecture's machine, the very object every default uses
+    assert default() is PROFILES[DEFAULT_PROFILE]
+    with using(A100_SXM4):  # the GPU a console --gpu picks becomes every analysis's default
+        assert landscape(SQUARE).hw is A100_SXM4
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_every_field_of_every_profile_has_a_source(name):
+    sources = PROFILE_SOURCES[name]
+    assert set(sources) == set(FIELDS)
+    assert all(isinstance(text, str) and len(text) > 10 for text in sources.values())
+
+
+@pytest.mark.parametrize("name", ["h100-sxm", "a100-sxm4", "h200-sxm"])
+def test_a_field_that_differs_from_the_lecture_says_why(name):
+    """A value changed from the lecture's cannot keep the lecture's source text."""
+    hw, sources = PROFILES[name], PROFILE_SOURCES[name]
+    for field in FIELDS:
+        if getattr(hw, field) != getattr(H100_TC, field):
+            assert sources[field] != PROFILE_SOURCES["h100-lecture"][field], field
+
+
+def test_unsourced_values_are_said_to_be_unsourced():
+    """The fields no published measurement was found for say so, in the text the book shows."""
+    for name in ("h100-sxm", "a100-sxm4"):
+        assert PROFILE_SOURCES[name]["mem_latency_s"].startswith("Unsourced")
+        assert PROFILE_SOURCES[name]["l2_port_bytes_per_clk_per_sm"].startswith("Unsourced")
+
+
+def test_datasheet_facts():
+    """The nominal numbers the datasheets and whitepapers print, recomputed from the fields."""
+    assert A100_SXM4.peak_flops / 1e12 == pytest.approx(312, rel=2e-3)  # A100: 312 dense FP16 TFLOPS
+    assert H100_TC.peak_flops / 1e12 == pytest.approx(989.4, rel=1e-9)  # H100 SXM5: 989.4
+    assert (A100_SXM4.n_sm, A100_SXM4.l2_bytes, A100_SXM4.smem_per_sm, A100_SXM4.smem_limit) == \
+        (108, 40 * MiB, 164 * KiB, 163 * KiB)
+    assert H200_SXM.hbm_bw_bytes_per_s / H100_SXM.hbm_bw_bytes_per_s == pytest.approx(4.8 / 3.35)
+    # the H200 is the H100 SXM's chip with other memory: every other field equal
+    assert [f for f in FIELDS if getattr(H200_SXM, f) != getattr(H100_SXM, f)] == ["hbm_bw_bytes_per_s"]
+
+
+def test_h100_sxm_tensor_rate_is_the_measured_matmul_rate():
+    """[MAMF] measured 794.5 TFLOPS on an H100 SXM; the profile's peak is that, to the integer FLOP/clk."""
+    assert H100_SXM.peak_flops / 1e12 == pytest.approx(794.5, abs=132 * H100_SXM.clock_hz / 1e12)
+
+
+def test_profile_by_name():
+    assert profile("a100-sxm4") is A100_SXM4
+    assert profile("h100-lecture") is H100_TC
+    fewer = dataclasses.replace(H100_TC, n_sm=114)
+    with using(fewer):  # the lecture's name follows the default machine (the book's perturbations reach it)
+        assert profile("h100-lecture") is fewer and profile("h100-sxm") is H100_SXM
+        assert hardware_transfer(SQUARE).hardware[0] is fewer
+    with pytest.raises(ValueError, match=r"unknown GPU 'b200'; known: h100-lecture, h100-sxm, a100-sxm4, h200-sxm"):
+        profile("b200")
+    with pytest.raises(ValueError, match="unknown GPU 3"):
+        profile(3)
+
+
+# --- validation of the new field ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "2"])
+def test_l2_partitions_must_be_a_positive_integer(bad):
+    with pytest.raises(ValueError, match="l2_partitions"):
+        dataclasses.replace(H100_TC, l2_partitions=bad)
+
+
+def test_more_partitions_than_l2_bytes_refused():
+    with pytest.raises(ValueError, match=r"l2_partitions \(64\) exceeds l2_bytes \(32\)"):
+        dataclasses.replace(H100_TC, l2_bytes=32, l2_partitions=64)
+
+
+def test_partitions_act_through_the_shared_capacity_only():
+    """Two sections of 100 MiB hold shared panels exactly as one cache of 50 MiB (the replay's rule)."""
+    split = dataclasses.replace(H100_TC, l2_bytes=100 * MiB, l2_partitions=2)
+    assert split.l2_bytes_shared == H100_TC.l2_bytes
+    for shape in LECTURE_SHAPES:
+        np.testing.assert_array_equal(landscape(shape.mnk, split).time_s, landscape(shape.mnk, H100_TC).time_s)
+
+
+def test_a_split_l2_loses_reuse_when_a_wave_overflows_one_section():
+    """Halving the capacity that survives between waves can only add HBM traffic, never remove it."""
+    from schedlab.model import hbm_bytes
+
+    split = dataclasses.replace(H100_TC, l2_partitions=2)
+    one, two = (hbm_bytes(16384, 16384, 4096, 128, 128, 1, 132, hw) for hw in (H100_TC, split))
+    assert two > one
+
+
+# --- the space on each GPU follows from its parameters -----------------------------------------------
+
+
+def _pipeline_bytes(cfg: GemmConfig, bytes_per_element: int) -> int:
+    """Shared memory of the software pipeline: stages x (BM + BN) x BK elements."""
+    return cfg.stages * (cfg.bm + cfg.bn) * cfg.bk * bytes_per_element
+
+
+def test_a100_prunes_exactly_the_pipelines_over_its_163_kib():
+    """The A100 and the H100 differ, for pruning, only in the per-block shared memory (163 vs 227 KiB):
+    the configs the A100 loses are exactly those whose pipeline needs more than 163 KiB."""
+    pruning_fields = ("mma_m", "mma_n", "warp_size", "base_regs_per_thread", "max_regs_per_thread",
+                      "bytes_per_element")
+    assert all(getattr(A100_SXM4, f) == getattr(H100_TC, f) for f in pruning_fields)
+    on_h100, on_a100 = set(launchable(H100_TC).configs), set(launchable(A100_SXM4).configs)
+    assert on_a100 < on_h100
+    assert on_h100 - on_a100 == {c for c in on_h100 if _pipeline_bytes(c, 2) > 163 * 1024}
+    # counted from the knob values alone: H100-launchable configs whose pipeline fits 227 but not 163 KiB
+    lost = sum(1 for bm, bn, bk, w, st, g in itertools.product(*SPACE.values())
+               if 163 * 1024 < st * (bm + bn) * bk * 2 <= 227 * 1024 and GemmConfig(bm, bn, bk, w, st, g) in on_h100)
+    assert len(on_h100) - len(on_a100) == lost
+    summary = space_summary(A100_SXM4)
+    smem = dict((r.code, n) for r, n in summary.reason_counts)["smem"]
+    assert smem == sum(1 for bm, bn, bk, _w, st, _g in itertools.product(*SPACE.values())
+                       if st * (bm + bn) * bk * 2 > 163 * 1024)
+    assert "163 KB" in next(r.message for r, _n in summary.reason_counts if r.code == "smem")
+
+
+def test_the_a100_loses_the_deepest_pipelines_of_the_big_tiles():
+    """256 x 128 with BK = 64: 3 stages (144 KiB) fit the A100, 4 (192 KiB) do not; the H100 takes 4."""
+    three, four = GemmConfig(256, 128, 64, 8, 3, 1), GemmConfig(256, 128, 64, 8, 4, 1)
+    assert three in launchable(A100_SXM4).index and four not in launchable(A100_SXM4).index
+    assert four in launchable(H100_TC).index
+
+
+@pytest.mark.parametrize("name", ["h100-sxm", "h200-sxm"])
+def test_same_limits_same_space(name):
+    """The calibrated H100 and the H200 keep the lecture's per-SM limits, so the same 3744 configs launch."""
+    assert launchable(PROFILES[name]).configs == launchable(H100_TC).configs
+
+
+# --- the optimum on each GPU follows from its parameters ---------------------------------------------
+
+
+def _l2_floor_s(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware) -> float:
+    """Every block reads its A and B panels through L2 once: blocks x (BM + BN) x K elements at the L2 rate."""
+    blocks = -(-M // cfg.bm) * -(-N // cfg.bn)
+    return blocks * (cfg.bm + cfg.bn) * K * hw.bytes_per_element / hw.l2_bw_bytes_per_s
+
+
+def test_h100_sxm_square_optimum_is_l2_bound_and_moves_least_l2_traffic():
+    """With the measured 5.5 TB/s L2 the 4096³ GEMM is L2-bound: the optimum is a tile with the least L2
+    traffic, M N (1/BM + 1/BN), among launchable ones (256 x 256 cannot launch), and its time is its L2 floor
+    plus at most the pipeline fill and epilogue (a few %)."""
+    land = landscape(SQUARE, H100_SXM)
+    best = land.best
+    traffic = {(c.bm, c.bn): 1 / c.bm + 1 / c.bn for c in land.configs}
+    assert traffic[(best.bm, best.bn)] == min(traffic.values())
+    floor = _l2_floor_s(best, *SQUARE, H100_SXM)
+    assert floor <= land.best_time_s <= 1.05 * floor
+    assert explain(best, *SQUARE, H100_SXM).bottleneck == "t_l2_s"
+    # the lecture's 12 TB/s L2 leaves the same GEMM on the tensor cores instead (claim C4: 850-950 TFLOPS)
+    lecture = landscape(SQUARE, H100_TC)
+    assert explain(lecture.best, *SQUARE, H100_TC).bottleneck == "t_tc_s"
+    assert lecture.best_time_s > _l2_floor_s(lecture.best, *SQUARE, H100_TC)
+    assert lecture.best_tflops > 0.85 * H100_TC.peak_flops / 1e12
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_no_profile_beats_its_rooflines(name):
+    """Tensor-core peak and HBM (A, B read once, C written once) bound every GPU's optimum on every shape."""
+    hw = PROFILES[name]
+    for shape in LECTURE_SHAPES:
+        M, N, K = shape.mnk
+        land = landscape(shape.mnk, hw)
+        assert land.best_tflops * 1e12 <= hw.peak_flops
+        assert land.best_time_s >= (M * K + K * N + M * N) * hw.bytes_per_element / hw.hbm_bw_bytes_per_s
+
+
+def test_h200_bandwidth_speeds_up_decode_by_at_most_its_bandwidth_ratio():
+    """Decode is HBM-bound: the H200's 1.43 x bandwidth makes it faster, but by no more than that ratio."""
+    h100, h200 = landscape(DECODE, H100_SXM), landscape(DECODE, H200_SXM)
+    ratio = h100.best_time_s / h200.best_time_s
+    assert 1 < ratio <= H200_SXM.hbm_bw_bytes_per_s / H100_SXM.hbm_bw_bytes_per_s
+    # the compute-bound square GEMM does not care (same chip, same L2): the same time to the last bit
+    assert landscape(SQUARE, H200_SXM).best_time_s == landscape(SQUARE, H100_SXM).best_time_s
+
+
+def test_lecture_claims_hold_on_the_default_profile():
+    """C1-C8 evaluated on PROFILES['h100-lecture'] (tests/test_seed_claims.py checks them independently)."""
+    claims = seed_claims(PROFILES[DEFAULT_PROFILE])
+    assert [c.id for c in claims if not c.holds] == []
+
+
+# --- hardware transfer ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def square_transfer():
+    return hardware_transfer(SQUARE)
+
+
+def test_hardware_transfer_record(square_transfer):
+    t = square_transfer
+    assert isinstance(t, HardwareTransfer)
+    assert t.gpus == tuple(PROFILES) and t.hardware == tuple(PROFILES.values()) and t.shape == SQUARE
+    np.testing.assert_array_equal(np.diag(t.matrix), 1.0)
+    assert t.matrix.shape == (4, 4) and np.all(t.matrix >= 1.0)  # nobody beats a GPU's own best
+    for i, hw in enumerate(t.hardware):
+        land = landscape(SQUARE, hw)
+        assert t.optima[i] == land.best and t.best_time_s[i] == land.best_time_s
+        for j, other in enumerate(t.hardware):
+            assert t.matrix[i, j] == landscape(SQUARE, other).time_of(t.optima[i]) / t.best_time_s[j]
+
+
+def test_a_config_that_cannot_launch_elsewhere_costs_inf():
+    """An optimum whose pipeline needs more than 163 KiB cannot run on the A100: its cell is inf.
+
+    A 2 us memory latency needs deep pipelines to hide it (Little's law), so the big shapes' optima
+    there take 4 stages of BK = 64 (192 KiB)."""
+    slow = dataclasses.replace(H100_TC, name="H100 with 2 us latency", mem_latency_s=2e-6)
+    deep = 0
+    for shape in LECTURE_SHAPES:
+        t = hardware_transfer(shape.mnk, [H100_TC, slow, "a100-sxm4"])
+        for i, opt in enumerate(t.optima):
+            fits = _pipeline_bytes(opt, 2) <= 163 * 1024
+            assert np.isfinite(t.matrix[i, 2]) == fits
+            deep += not fits
+    assert deep >= 3  # the inf cells were exercised
+
+
+def test_identical_gpus_transfer_perfectly():
+    t = hardware_transfer(DECODE, ["h100-lecture", dataclasses.replace(H100_TC, name="copy")])
+    np.testing.assert_array_equal(t.matrix, 1.0)
+    assert t.gpus == ("h100-lecture", "copy")
+
+
+@pytest.mark.parametrize("gpus, error, match", [
+    ([], ValueError, "at least one"),
+    (["b200"], ValueError, "unknown GPU 'b200'"),
+    ([3], TypeError, "gpus must hold profile names"),
+    ("h100-sxm", TypeError, "gpus must be a sequence"),
+    (["h100-sxm", "h100-sxm"], ValueError, "distinct"),
+])
+def test_hardware_transfer_refuses_bad_gpus(gpus, error, match):
+    with pytest.raises(error, match=match):
+        hardware_transfer(SQUARE, gpus)
+
+
+def test_hardware_transfer_refuses_bad_shape():
+    with pytest.raises(ValueError, match="K must be a positive integer"):
+        hardware_transfer((16, 16, 0))
+
+
+# --- published measurements beside the model -----------------------------------------------------
+
+
+def test_published_comparison_lines_up_measurements_and_predictions():
+    from schedlab.published import published_comparison
+    from schedlab.published import H100_MEASUREMENTS
+
+    c = published_comparison()
+    assert len(c.shapes) == len({m.mnk for m in H100_MEASUREMENTS})
+    for m in H100_MEASUREMENTS:
+        i, j = c.shapes.index(m.mnk), c.libraries.index(m.library)
+        assert c.measured_tflops[i, j] == m.tflops and m.source in c.sources[i]
+    assert np.isnan(c.measured_tflops[c.shapes.index((2048, 2048, 13312)), c.libraries.index("Triton")])
+    for k, name in enumerate(c.gpus):
+        for i, shape in enumerate(c.shapes):
+            assert c.predicted_tflops[i, k] == landscape(shape, PROFILES[name]).best_tflops
+    # the calibrated profile predicts less than the lecture's everywhere (slower tensor cores, L2 and HBM)
+    assert np.all(c.predicted_tflops[:, 1] < c.predicted_tflops[:, 0])
+
+
+def test_published_comparison_refuses_what_is_not_a_measurement():
+    from schedlab.published import published_comparison
+
+    with pytest.raises(ValueError, match="Measurement"):
+        published_comparison([(2048, 2048, 2048, "cuBLAS", 515.2)])
+    with pytest.raises(ValueError, match="non-empty"):
+        published_comparison([])
+
+
+# --- the chapter's tables and figures -------------------------------------------------------------
+
+
+def test_profiles_table_shows_each_profile_in_its_column():
+    from schedlab import render
+
+    t = render.profiles_table()
+    assert t.headers[2:] == tuple(PROFILES)
+    rows = {r[0]: r[2:] for r in t.rows}
+    assert rows["SM 数"] == tuple(str(hw.n_sm) for hw in PROFILES.values())
+    assert rows["每 SM 的共享内存 / 每块最多"][2] == "164 / 163"
+    assert rows["L2 容量（分几段）"] == ("50（1 段）", "50（2 段）", "40（2 段）", "50（2 段）")
+
+
+@pytest.mark.parametrize("name", ["h100-sxm", "a100-sxm4", "h200-sxm"])
+def test_profile_sources_table_lists_exactly_the_fields_sourced_apart_from_the_lecture(name):
+    from schedlab import render
+
+    t = render.profile_sources_table(name)
+    shown = [r[4] for r in t.rows]
+    assert shown == [f for f in FIELDS if PROFILE_SOURCES[name][f] != PROFILE_SOURCES["h100-lecture"][f]]
+    assert all(r[3] == PROFILE_SOURCES[name][r[4]] for r in t.rows)  # the profile's source, not a "changed" mark
+
+
+def test_hardware_transfer_table_marks_what_cannot_launch():
+    from schedlab import render
+
+    slow = dataclasses.replace(H100_TC, name="slow", mem_latency_s=2e-6)
+    t = hardware_transfer(SQUARE, [slow, "a100-sxm4"])
+    table = render.hardware_transfer_table(t)
+    assert table.headers == ("最优来自", "配置", "自己的 TFLOPS", "用在 slow", "用在 a100-sxm4")
+    assert table.rows[0][4] == "不能启动" and table.rows[1][3] != "不能启动"
+
+
+def test_published_table_rows_follow_the_comparison():
+    from schedlab import render
+    from schedlab.published import published_comparison
+
+    c = published_comparison()
+    t = render.published_table(c)
+    assert len(t.rows) == len(c.shapes)
+    assert t.rows[-1][2] == "—"  # no Triton number was published for the MAMF shape
+
+
+def test_gpu_figures_draw_one_curve_and_one_matrix_per_item():
+    from schedlab import figures
+
+    lands = [landscape(SQUARE, hw) for hw in PROFILES.values()]
+    fig = figures.gpu_landscapes(lands, list(PROFILES))
+    curves = fig.axes[0].lines[::2]  # a curve and its end marker per GPU
+    assert len(curves) == 4
+    for line, land in zip(curves, lands):
+        x = line.get_xdata()
+        assert x[-1] == pytest.approx(land.best_tflops) and len(x) == len(land.configs)
+    transfers = [hardware_transfer(s.mnk) for s in LECTURE_SHAPES]
+    grid = figures.hardware_transfer_grid(transfers)
+    images = [ax.images[0].get_array() for ax in grid.axes if ax.images]
+    assert len(images) == 4
+    for image, t in zip(images, transfers):
+        np.testing.assert_array_equal(np.ma.filled(image, np.inf), t.matrix)
+
+
+def test_gpu_figures_refuse_mismatched_input():
+    from schedlab import figures
+
+    with pytest.raises(ValueError, match="same length"):
+        figures.gpu_landscapes([landscape(SQUARE)], [])
+    with pytest.raises(ValueError, match="same shape"):
+        figures.gpu_landscapes([landscape(SQUARE), landscape(DECODE)], ["a", "b"])
+    with pytest.raises(ValueError, match="same GPUs"):
+        figures.hardware_transfer_grid([hardware_transfer(SQUARE), hardware_transfer(SQUARE, ["h100-sxm"])])
+
+
+# --- the console: --gpu on every subcommand, and `gpus` ------------------------------------------
+
+
+def run_console(argv, capsys):
+    from schedlab.__main__ import main
+
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_top_on_another_gpu_prints_that_gpus_optimum(capsys):
+    from schedlab import render
+
+    status, out, err = run_console(["top", "4096", "4096", "4096", "-n", "3", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0 and err == ""
+    a100 = landscape(SQUARE, A100_SXM4)
+    assert render.fmt_config(a100.best) in out and render.fmt_time(a100.best_time_s) in out
+    assert render.fmt_time(landscape(SQUARE, H100_TC).best_time_s) not in out
+    # the default is the lecture's machine, and --gpu may come before the subcommand too
+    _, default_out, _ = run_console(["top", "4096", "4096", "4096", "-n", "3"], capsys)
+    _, lecture_out, _ = run_console(["--gpu", "h100-lecture", "top", "4096", "4096", "4096", "-n", "3"], capsys)
+    assert default_out == lecture_out and render.fmt_time(landscape(SQUARE).best_time_s) in default_out
+    _, before_out, _ = run_console(["--gpu", "a100-sxm4", "top", "4096", "4096", "4096", "-n", "3"], capsys)
+    assert before_out == out
+
+
+def test_explain_on_the_h200_uses_its_bandwidth(capsys):
+    from schedlab import render
+
+    cfg = landscape(DECODE, H200_SXM).best
+    status, out, _ = run_console(["explain", *map(str, cfg.as_tuple()), *map(str, DECODE), "--gpu", "h200-sxm"],
+                                 capsys)
+    assert status == 0
+    assert render.fmt_time(explain(cfg, *DECODE, H200_SXM).time_s) in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["top", "64", "64", "64", "--gpu", "b200"],
+    ["--gpu", "b200", "explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"],
+    ["gpus", "--gpu", "b200"],
+    ["demos", "1", "--gpu", "b200"],
+])
+def test_unknown_gpu_is_one_line_listing_the_known_ones(argv, capsys):
+    status, out, err = run_console(argv, capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "unknown GPU 'b200'; known: h100-lecture, h100-sxm, a100-sxm4, h200-sxm" in err
+
+
+def test_every_subcommand_takes_gpu():
+    from schedlab.__main__ import build_parser
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    assert {"demos", "top", "explain", "search", "buckets", "gpus"} <= set(subcommands)
+    for name, sub in subcommands.items():
+        assert any("--gpu" in a.option_strings for a in sub._actions), name
+
+
+def test_gpus_lists_every_profile_with_its_key_numbers(capsys):
+    status, out, _ = run_console(["gpus"], capsys)
+    assert status == 0
+    for name, hw in PROFILES.items():
+        assert name in out and hw.name in out
+    for label in ("SM 数", "Tensor Core 峰值", "HBM 带宽"):
+        assert label in out
+    assert "164 / 163" in out  # the A100's shared memory per SM and per block
+
+
+def test_gpus_sources_of_the_chosen_profile(capsys):
+    status, out, _ = run_console(["gpus", "--sources", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0
+    assert PROFILE_SOURCES["a100-sxm4"]["smem_limit"][:40] in out
+
+
+def test_demo_on_another_gpu_counts_its_space(capsys):
+    status, out, _ = run_console(["demos", "1", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0
+    assert str(len(launchable(A100_SXM4).configs)) in out and "3744" not in out
