@@ -28,7 +28,10 @@ __all__ = [
     "METHOD_LABELS",
     "FEATURE_SET_LABELS",
     "SPLIT_LABELS",
+    "MODEL_LABELS",
     "COVER_LABELS",
+    "TUNER_LABELS",
+    "SURROGATE_LABELS",
     "strategy_label",
     "cover_label",
     "fmt_shape",
@@ -97,6 +100,28 @@ SPLIT_LABELS = {
     "projection": "每次留出一整个投影 (N, K)",
     "tokens": "每次留出一个 token 数 M",
     "both": "每次留出一个形状，并去掉和它同投影或同 M 的训练形状",
+}
+
+#: Tuner of :data:`schedlab.guides.TUNERS` -> its name in the lecture.
+TUNER_LABELS = {
+    "top-k model": "代价模型排序，测前 k 个",
+    "top-k learned": "学到的模型排序，测前 k 个",
+    "model-guided": STRATEGY_LABELS["model"],
+    **{name: STRATEGY_LABELS[name] for name in ("random", "descent", "annealing", "evolutionary")},
+}
+
+#: Surrogate of :data:`schedlab.surrogates.SURROGATES` -> what it holds.
+SURROGATE_LABELS = {
+    "linear": "线性：6 个对数旋钮",
+    "quadratic": "二次：对数旋钮及两两乘积",
+    "one-hot": "独热：每个旋钮取值一个指示",
+    "ours": "本章的特征（含模型的量）",
+}
+
+#: Regression of :data:`schedlab.learned.MODELS` -> its name in the lecture.
+MODEL_LABELS = {
+    "ridge": "岭回归",
+    "boosted": "梯度提升树",
 }
 
 #: :attr:`schedlab.buckets.Cover.method` -> its name in the lecture.

@@ -42,15 +42,17 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
 
 from .analysis import Shape, as_mnk, landscape, study_shapes
+from .caching import memoised
 from .hardware import H100_TC, Hardware, check_hardware
 from .model import tiling
-from .space import GemmConfig, check_sequence, config_array
+from .space import GemmConfig, check_sequence, config_array, launchable
 
 __all__ = [
     "FEATURE_SETS",
@@ -60,8 +62,15 @@ __all__ = [
     "features",
     "study_shapes",
     "folds",
+    "ALPHAS",
+    "MODELS",
+    "BOOSTED",
+    "BOOSTED_ROWS",
     "CostModel",
     "fit",
+    "choose_alpha",
+    "BoostedModel",
+    "fit_boosted",
     "fixed_ranking",
     "nearest_shape",
     "Regret",
@@ -86,6 +95,14 @@ METHODS = ("model", "fixed", "nearest")
 SPLITS = ("projection", "tokens", "both")
 #: Default ridge penalty (per training row, on standardised features).
 ALPHA = 1e-4
+#: Ridge penalties the nested cross-validation (``alpha="nested"``) chooses among.
+ALPHAS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
+#: The regressions :func:`cross_validate` fits: the ridge, or gradient-boosted trees (:func:`fit_boosted`).
+MODELS = ("ridge", "boosted")
+#: The boosted trees: scikit-learn's ``HistGradientBoostingRegressor`` with these settings ...
+BOOSTED = MappingProxyType({"max_iter": 100, "learning_rate": 0.1, "max_leaf_nodes": 31, "early_stopping": False})
+#: ... trained on this share of each training shape's configurations (drawn with the fit's seed).
+BOOSTED_ROWS = 0.25
 
 
 def _base(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
@@ -225,12 +242,33 @@ class CostModel:
 
 
 def _training_rows(shapes, feature_set: str, hw: Hardware):
-    X, y = [], []
-    for s in shapes:
-        land = landscape(as_mnk(s), hw)
-        X.append(features(land.configs, land.shape, feature_set, hw))
-        y.append(np.log(land.time_s))
-    return np.concatenate(X), np.concatenate(y)
+    rows = [_shape_rows(as_mnk(s), feature_set, hw) for s in shapes]
+    return np.concatenate([X for X, _ in rows]), np.concatenate([y for _, y in rows])
+
+
+@memoised(maxsize=128)
+def _shape_rows(mnk: tuple[int, int, int], feature_set: str, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+    """One shape's training rows: features of every launchable configuration (in the landscape's order), log time."""
+    land = landscape(mnk, hw)
+    X = features(launchable(hw).array, mnk, feature_set, hw)
+    y = np.log(land.time_s)
+    X.flags.writeable = y.flags.writeable = False
+    return X, y
+
+
+def _standardiser(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and standard deviations; a constant column (e.g. K over shapes of one K) gets scale 1."""
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale == 0] = 1.0
+    return mean, scale
+
+
+def _ridge(Z: np.ndarray, y: np.ndarray, alphas) -> tuple[float, list[np.ndarray]]:
+    """The intercept and, per penalty, the coefficients of a ridge of ``y`` on standardised ``Z``."""
+    y_mean = float(y.mean())
+    gram, rhs, eye = Z.T @ Z, Z.T @ (y - y_mean), np.eye(Z.shape[1])
+    return y_mean, [np.linalg.lstsq(gram + a * len(y) * eye, rhs, rcond=None)[0] for a in alphas]
 
 
 def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware | None = None) -> CostModel:
@@ -259,16 +297,98 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware | 
         raise ValueError("fit needs at least one training shape")
     hw = check_hardware(hw)
     X, y = _training_rows(mnks, feature_set, hw)
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale == 0] = 1.0  # a constant column (e.g. K over shapes of one K) stays zero
+    mean, scale = _standardiser(X)
     Z = (X - mean) / scale
-    y_mean = float(y.mean())
-    A = Z.T @ Z + alpha * len(y) * np.eye(Z.shape[1])
-    coef = np.linalg.lstsq(A, Z.T @ (y - y_mean), rcond=None)[0]
+    y_mean, (coef,) = _ridge(Z, y, (alpha,))
     resid = Z @ coef + y_mean - y
     return CostModel(feature_set=feature_set, alpha=float(alpha), train_shapes=mnks, mean=mean, scale=scale,
                      coef=coef, intercept=y_mean, train_rmse=float(np.sqrt(np.mean(resid**2))), hw=hw)
+
+
+def choose_alpha(shapes, split: str = "projection", feature_set: str = "tile", alphas=ALPHAS,
+                 hw: Hardware | None = None) -> float:
+    """The penalty of ``alphas`` with the lowest held-out log-time RMSE over :func:`folds` of ``shapes``.
+
+    Only ``shapes`` take part, so when they are an outer fold's training shapes, the shapes it
+    holds out never choose its penalty (nested cross-validation). Ties go to the larger penalty.
+
+    Examples
+    --------
+    >>> train = [s for s in study_shapes() if (s.N, s.K) != (4096, 4096)]
+    >>> choose_alpha(train, "projection") in ALPHAS
+    True
+    """
+    hw = check_hardware(hw)
+    alphas = tuple(alphas)
+    if not alphas or not all(isinstance(a, (int, float)) and not isinstance(a, bool) and a >= 0 for a in alphas):
+        raise ValueError(f"alphas must be non-negative numbers, got {alphas!r}")
+    inner = folds(split, shapes)
+    if len(inner) < 2:
+        raise ValueError(f"choose_alpha needs shapes of at least two {split} groups, got {len(inner)}")
+    sse = np.zeros(len(alphas))
+    for _, train, test in inner:
+        X, y = _training_rows(train, feature_set, hw)
+        mean, scale = _standardiser(X)
+        y_mean, coefs = _ridge((X - mean) / scale, y, alphas)
+        Xt, yt = _training_rows(test, feature_set, hw)
+        Zt = (Xt - mean) / scale
+        sse += [float(np.sum((Zt @ c + y_mean - yt) ** 2)) for c in coefs]
+    return float(alphas[np.flatnonzero(sse <= sse.min() * (1 + 1e-12))[-1]])
+
+
+@dataclass(frozen=True, eq=False)
+class BoostedModel:
+    """Gradient-boosted trees of ``log(time_s)`` on the raw features (:data:`BOOSTED`), one thread."""
+
+    feature_set: str
+    train_shapes: tuple[tuple[int, int, int], ...]
+    regressor: object = field(repr=False)
+    seed: int = 0
+    hw: Hardware = H100_TC
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return FEATURE_SETS[self.feature_set]
+
+    def predict_log_time(self, configs, shape) -> np.ndarray:
+        """Predicted natural log of the time in seconds of each configuration on ``shape``."""
+        from threadpoolctl import threadpool_limits  # ships with scikit-learn (book extras)
+
+        with threadpool_limits(1):
+            return self.regressor.predict(features(configs, shape, self.feature_set, self.hw))
+
+    rank = CostModel.rank
+
+
+def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware | None = None) -> BoostedModel:
+    """Fit gradient-boosted trees (:data:`BOOSTED`) on a :data:`BOOSTED_ROWS` share of each shape's landscape.
+
+    The trees are scikit-learn's ``HistGradientBoostingRegressor``, the library's boosted-tree
+    regressor (the model family of TVM's and Ansor's cost models). It runs on one OpenMP thread:
+    on a busy two-core machine its default threading is an order of magnitude slower. Needs the
+    book extras (scikit-learn).
+
+    Examples
+    --------
+    >>> m = fit_boosted([(4096, 4096, 4096), (16, 4096, 4096), (512, 14336, 4096)])
+    >>> m.rank((2048, 4096, 4096), k=1)[0].as_tuple()[:2]
+    (256, 128)
+    """
+    from sklearn.ensemble import HistGradientBoostingRegressor  # book extras: scikit-learn
+    from threadpoolctl import threadpool_limits
+
+    _check_set(feature_set)
+    hw = check_hardware(hw)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    mnks = tuple(dict.fromkeys(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")))
+    if not mnks:
+        raise ValueError("fit_boosted needs at least one training shape")
+    X, y = _training_rows(mnks, feature_set, hw)
+    rows = np.random.default_rng(seed).permutation(len(y))[:max(1, round(BOOSTED_ROWS * len(y)))]
+    with threadpool_limits(1):
+        reg = HistGradientBoostingRegressor(**BOOSTED, random_state=seed).fit(X[rows], y[rows])
+    return BoostedModel(feature_set=feature_set, train_shapes=mnks, regressor=reg, seed=int(seed), hw=hw)
 
 
 def fixed_ranking(shapes, hw: Hardware | None = None) -> tuple[tuple[GemmConfig, ...], np.ndarray]:
@@ -357,10 +477,12 @@ class CrossValidation:
 
     split: str
     feature_set: str
-    alpha: float
+    alpha: float | str  # the ridge penalty given, "nested", or None for the boosted trees
     results: tuple[HeldOut, ...]
     fit_s: float
     predict_s: float
+    model: str = "ridge"
+    alphas: tuple[float, ...] = ()  # the penalty each fold's ridge used, in fold order (ridge only)
 
     def regrets(self, method: str, k: int = 1) -> np.ndarray:
         """Per held-out shape, ``method``'s best-of-top-``k`` regret."""
@@ -383,9 +505,22 @@ class CrossValidation:
         return float(np.mean(self.regrets(method, k) <= 1.0 + tol))
 
 
-def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: float = ALPHA,
-                   shapes=None, hw: Hardware | None = None) -> CrossValidation:
+def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: float | str = ALPHA,
+                   shapes=None, hw: Hardware | None = None, model: str = "ridge") -> CrossValidation:
     """Leave one group of shapes out at a time; rank its configurations by the model and the baselines.
+
+    Parameters
+    ----------
+    split : {"projection", "tokens", "both"}
+    feature_set : {"tile", "knobs", "knobs+pairs"}
+    alpha : float or "nested"
+        The ridge penalty; ``"nested"`` lets each fold choose among :data:`ALPHAS` with
+        :func:`choose_alpha` on its own training shapes (same split). Not used by ``"boosted"``.
+    shapes : iterable of Shape, optional
+        Default :func:`study_shapes`.
+    hw : Hardware
+    model : {"ridge", "boosted"}
+        The regression: :func:`fit` or :func:`fit_boosted` (seed 0).
 
     Examples
     --------
@@ -395,20 +530,32 @@ def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: 
     >>> cv.geomean_regret("model") < cv.geomean_regret("fixed")
     True
     """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    hw = check_hardware(hw)
+    nested = isinstance(alpha, str)
+    if nested and alpha != "nested":
+        raise ValueError(f"alpha must be a non-negative number or 'nested', got {alpha!r}")
+    if model == "boosted" and (nested or alpha != ALPHA):
+        raise ValueError("alpha is the ridge's penalty; the boosted trees take none")
     shapes = study_shapes() if shapes is None else tuple(shapes)
-    results, fit_s, predict_s = [], 0.0, 0.0
+    results, fit_s, predict_s, alphas = [], 0.0, 0.0, []
     for group, train, test in folds(split, shapes):
         for s in train:
             landscape(as_mnk(s), hw)  # landscapes are the data, not the training time
         start = time.perf_counter()
-        model = fit(train, feature_set, alpha, hw)
+        if model == "boosted":
+            regression = fit_boosted(train, feature_set, hw=hw)
+        else:
+            alphas.append(choose_alpha(train, split, feature_set, hw=hw) if nested else alpha)
+            regression = fit(train, feature_set, alphas[-1], hw)
         fit_s += time.perf_counter() - start
         fixed_order, _ = fixed_ranking(train, hw)
         train_mnk = tuple(as_mnk(s) for s in train)
         for s in test:
             land = landscape(as_mnk(s), hw)
             start = time.perf_counter()
-            pred = model.predict_log_time(land.configs, land.shape)
+            pred = regression.predict_log_time(land.configs, land.shape)
             order = np.argsort(pred, kind="stable")
             predict_s += time.perf_counter() - start
             ratio = land.ratio
@@ -417,10 +564,12 @@ def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: 
             near_order = np.argsort(landscape(near, hw).time_s, kind="stable")  # same config order
             results.append(HeldOut(
                 shape=land.shape, name=s.short if isinstance(s, Shape) else "×".join(map(str, land.shape)),
-                fold=group, train_shapes=model.train_shapes, best=land.best, best_time_s=land.best_time_s,
+                fold=group, train_shapes=regression.train_shapes, best=land.best, best_time_s=land.best_time_s,
                 picks=(land.configs[order[0]], fixed_order[0], land.configs[near_order[0]]),
                 model=_regret(ratio, order), fixed=_regret(ratio, fixed_idx), nearest=_regret(ratio, near_order),
                 nearest_shape=near, log_rmse=float(np.sqrt(np.mean((pred - np.log(land.time_s)) ** 2))),
             ))
-    return CrossValidation(split=split, feature_set=feature_set, alpha=float(alpha), results=tuple(results),
-                           fit_s=fit_s, predict_s=predict_s)
+    return CrossValidation(split=split, feature_set=feature_set,
+                           alpha=None if model == "boosted" else alpha if nested else float(alpha),
+                           results=tuple(results), fit_s=fit_s, predict_s=predict_s, model=model,
+                           alphas=tuple(float(a) for a in alphas))

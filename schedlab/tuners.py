@@ -271,8 +271,15 @@ class TunerRuns:
 
 
 def hardware_fields(hw: Hardware | None = None) -> str:
-    """Every field of ``hw`` (default: the current default machine) as JSON, to tell machines apart."""
-    return json.dumps(dataclasses.asdict(check_hardware(hw)), sort_keys=True, default=str)
+    """Every field of ``hw`` (default: the current default machine) as JSON, to tell machines apart.
+
+    A field at its declared default is left out: such a field was added with a default that keeps
+    the model's numbers (``l2_partitions=1``), so runs recorded before it existed still match.
+    """
+    hw = check_hardware(hw)
+    values = {f.name: getattr(hw, f.name) for f in dataclasses.fields(hw)
+              if f.default is dataclasses.MISSING or getattr(hw, f.name) != f.default}
+    return json.dumps(values, sort_keys=True, default=str)
 
 
 def same_machine(recorded_fields: str, hw: Hardware | None = None) -> bool:

@@ -19,7 +19,8 @@ SPHINX_OPTIONS = ["-T", "-W", "--keep-going", "-j", "auto"]
 SPHINX_HTML = [sys.executable, "-m", "sphinx", "-c", ".", "-d", "_build/doctrees", *SPHINX_OPTIONS, "-b", "html",
                "book", "_build/html"]
 #: The lecture's pages without suffix, each a notebook the build executes; a new one must be added here.
-NOTEBOOK_PAGES = ("index", "space", "landscape", "shapes", "gpus", "sensitivity", "searching", "buckets", "model")
+NOTEBOOK_PAGES = ("index", "space", "landscape", "shapes", "gpus", "sensitivity", "searching", "guides", "buckets",
+                  "model")
 #: Every page of the site (each gets the checks that apply to all pages): the notebooks, the glossary and
 #: the references page (plain Markdown: no code, tables or figures).
 PAGES = NOTEBOOK_PAGES + ("glossary", "references")

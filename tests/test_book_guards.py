@@ -54,7 +54,7 @@ def perturb():
 def test_every_page_has_doctests_and_they_pass_unperturbed():
     results = run_book_doctests()
     assert set(results) >= {"index.md", "space.md", "landscape.md", "shapes.md", "gpus.md", "sensitivity.md",
-                            "searching.md", "buckets.md", "model.md"}
+                            "searching.md", "guides.md", "buckets.md", "model.md"}
     for page, (failed, tried) in results.items():
         assert tried > 0, f"{page} has no doctest guarding its numbers"
         assert failed == 0, f"{page}: {failed} of {tried} doctests fail on the unperturbed model"
@@ -64,22 +64,24 @@ def test_every_page_has_doctests_and_they_pass_unperturbed():
     "changes, pages",
     [
         # pruning: a smaller shared-memory limit changes the launchable count and the reasons
-        # (and so the space every search strategy walks, and the configs the A100 loses against the H100)
-        ({"smem_limit": 200 * 1024}, {"index.md", "space.md", "searching.md", "gpus.md"}),
+        # (and so the space every search strategy walks, and the configs the A100 loses against the H100;
+        # and the guides page's: every tuner walks that space, the corners are its vertices)
+        ({"smem_limit": 200 * 1024}, {"index.md", "space.md", "searching.md", "gpus.md", "guides.md"}),
         # a 10 % faster clock changes every time and TFLOPS figure (and the local searches' trial
         # counts, and where coordinate descent gets stuck; and the baselines' regrets and the bucket covers;
-        # and the lecture H100's column of the GPU comparison)
+        # and the lecture H100's column of the GPU comparison; the guides page's trials under every truth)
         ({"clock_hz": H100_TC.clock_hz * 1.1}, {"landscape.md", "model.md", "shapes.md", "searching.md",
-                                                 "buckets.md", "gpus.md"}),
+                                                 "buckets.md", "gpus.md", "guides.md"}),
         # half the L2 bandwidth changes which tiles win (and every strategy's trials to 5 %, and which
         # configurations cover the decode M, and what the lecture H100's optimum costs on the other GPUs)
         ({"l2_bw_bytes_per_s": H100_TC.l2_bw_bytes_per_s / 2}, {"landscape.md", "sensitivity.md", "searching.md",
-                                                                 "buckets.md", "gpus.md"}),
-        # fewer SMs: more waves for the same blocks (the model page's wave count, every TFLOPS figure)
-        ({"n_sm": 114}, {"landscape.md", "model.md", "shapes.md", "gpus.md"}),
+                                                                 "buckets.md", "gpus.md", "guides.md"}),
+        # fewer SMs: more waves for the same blocks (the model page's wave count, every TFLOPS figure;
+        # the guides page's plateaus and trials)
+        ({"n_sm": 114}, {"landscape.md", "model.md", "shapes.md", "gpus.md", "guides.md"}),
         # half the HBM bandwidth: the memory-bound decode shape slows down (its TFLOPS, the transfer matrix,
-        # the lecture H100's decode TFLOPS beside the other GPUs)
-        ({"hbm_bw_bytes_per_s": H100_TC.hbm_bw_bytes_per_s / 2}, {"shapes.md", "gpus.md"}),
+        # the lecture H100's decode TFLOPS beside the other GPUs; the guides page's decode study)
+        ({"hbm_bw_bytes_per_s": H100_TC.hbm_bw_bytes_per_s / 2}, {"shapes.md", "gpus.md", "guides.md"}),
     ],
     ids=["smem_limit", "clock", "l2_bandwidth", "n_sm", "hbm_bandwidth"],
 )

@@ -560,7 +560,8 @@ def test_tables_render_in_notebooks():
 # --- what importing costs ---------------------------------------------------------------------
 
 TOPIC_LAYERS = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
-                "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets"]
+                "schedlab.guides", "schedlab.surrogates",
+                "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets", "schedlab.render.guides"]
 
 
 @pytest.mark.parametrize("module, absent", [

@@ -151,3 +151,69 @@ def test_bad_arguments_raise():
         L.fit([(16, 16, 16)], alpha=-1)
     with pytest.raises(ValueError):
         L.fit([])
+
+
+# --- the penalty by nested cross-validation, and the boosted baseline ---------------------------
+
+
+def test_chosen_penalty_has_the_lowest_inner_held_out_error():
+    train = [s for s in L.study_shapes() if (s.N, s.K) != (4096, 4096)]
+    alphas = (1e-6, 1e-3, 1e-1, 10.0)
+    sse = []
+    for a in alphas:  # by hand, through fit and predict_log_time
+        err = 0.0
+        for _, inner_train, inner_test in L.folds("projection", train):
+            model = L.fit(inner_train, alpha=a)
+            for s in inner_test:
+                land = landscape(s.mnk)
+                err += float(np.sum((model.predict_log_time(land.configs, s) - np.log(land.time_s)) ** 2))
+        sse.append(err)
+    assert L.choose_alpha(train, "projection", alphas=alphas) == alphas[int(np.argmin(sse))]
+    assert min(sse) < max(sse)  # the choice is not a tie of equal fits
+
+
+def test_nested_penalties_are_chosen_on_each_folds_training_shapes_only():
+    cv = L.cross_validate("tokens", alpha="nested")
+    assert cv.alpha == "nested" and len(cv.alphas) == len(L.folds("tokens"))
+    for (_, train, _), chosen in zip(L.folds("tokens"), cv.alphas):
+        assert chosen == L.choose_alpha(train, "tokens")
+
+
+def test_ridge_on_knobs_ranks_every_shape_alike():
+    # knob features differ between configs; shape features only add a constant per shape: one ranking for all
+    model = L.fit(L.study_shapes()[:10], "knobs")
+    configs = landscape((16, 4096, 4096)).configs
+    gap = model.predict_log_time(configs, (16, 4096, 4096)) - model.predict_log_time(configs, (4096, 14336, 4096))
+    assert np.allclose(gap, gap[0], rtol=0, atol=1e-9)  # one offset per shape: the same ranking up to rounding
+
+
+def test_boosted_model_is_seeded_and_ranks_from_what_it_learned():
+    train = [(4096, 4096, 4096), (16, 4096, 4096), (512, 14336, 4096)]
+    a, b = L.fit_boosted(train, seed=1), L.fit_boosted(train, seed=1)
+    X = landscape((2048, 4096, 4096)).configs
+    assert np.array_equal(a.predict_log_time(X, (2048, 4096, 4096)), b.predict_log_time(X, (2048, 4096, 4096)))
+    assert a.rank((16, 4096, 4096)) != a.rank((4096, 4096, 4096))  # unlike the knob ridge: per-shape rankings
+    on_train = a.predict_log_time(landscape((4096, 4096, 4096)).configs, (4096, 4096, 4096))
+    assert np.sqrt(np.mean((on_train - np.log(landscape((4096, 4096, 4096)).time_s)) ** 2)) < 0.2
+
+
+def test_boosted_cross_validation_records_its_model():
+    cv = L.cross_validate("projection", "knobs", model="boosted")
+    assert cv.model == "boosted" and cv.alpha is None and cv.alphas == ()
+    assert all(r.shape not in r.train_shapes for r in cv.results)
+    assert 1.0 <= cv.geomean_regret("model") < L.cross_validate("projection", "knobs").geomean_regret("model")
+
+
+def test_nested_and_boosted_arguments_are_checked():
+    with pytest.raises(ValueError, match="model"):
+        L.cross_validate(model="forest")
+    with pytest.raises(ValueError, match="alpha"):
+        L.cross_validate(alpha="best")
+    with pytest.raises(ValueError, match="boosted"):
+        L.cross_validate(alpha="nested", model="boosted")
+    with pytest.raises(ValueError, match="two"):
+        L.choose_alpha(L.study_shapes()[:1], "projection")
+    with pytest.raises(ValueError, match="alphas"):
+        L.choose_alpha(L.study_shapes(), alphas=(-1.0,))
+    with pytest.raises(ValueError, match="seed"):
+        L.fit_boosted([(4096, 4096, 4096)], seed=-1)

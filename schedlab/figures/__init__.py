@@ -12,7 +12,7 @@ Chinese labels).
 One module per topic: :mod:`~schedlab.figures.style` (what every figure shares),
 :mod:`~schedlab.figures.demos` (the four demos, the roofline and ``explain``),
 :mod:`~schedlab.figures.gpus` (the GPU chapter),
-:mod:`~schedlab.figures.search` and :mod:`~schedlab.figures.buckets`; the labels come from
+:mod:`~schedlab.figures.search`, :mod:`~schedlab.figures.buckets` and :mod:`~schedlab.figures.guides`; the labels come from
 :mod:`schedlab.labels`. This face re-exports the figures, so ``figures.launch_map()`` works.
 
 Examples
@@ -28,6 +28,7 @@ from __future__ import annotations
 from .buckets import bucket_optima, tile_map
 from .demos import breakdown_chart, landscape_cdf, launch_map, roofline, sensitivity_chart, transfer_heatmap
 from .gpus import gpu_landscapes, hardware_transfer_grid
+from .guides import guide_sweep
 from .search import search_curves
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "hardware_transfer_grid",
     "bucket_optima",
     "tile_map",
+    "guide_sweep",
 ]

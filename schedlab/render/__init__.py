@@ -9,7 +9,7 @@ a :class:`Table` of strings. The console edition prints these tables
 One module per topic: :mod:`~schedlab.render.table` (the record and the number formats),
 :mod:`~schedlab.render.demos` (the four demos and ``explain``),
 :mod:`~schedlab.render.appendix`, :mod:`~schedlab.render.gpus` (the GPU chapter), :mod:`~schedlab.render.search`,
-:mod:`~schedlab.render.learned` and :mod:`~schedlab.render.buckets`; the labels come from
+:mod:`~schedlab.render.learned`, :mod:`~schedlab.render.buckets` and :mod:`~schedlab.render.guides`; the labels come from
 :mod:`schedlab.labels`. This face re-exports them all, so ``render.top_table(...)`` works.
 The search, learned and buckets tables are loaded on first use (:func:`__getattr__`): their
 modules import :mod:`schedlab.search`, :mod:`schedlab.learned` and :mod:`schedlab.buckets`,
@@ -42,8 +42,9 @@ from .table import (MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent
 LAZY_MODULES = {
     "search": ("fmt_reach", "search_table", "search_shape_table", "search_summary_table", "local_optima_table",
                "descent_table"),
-    "learned": ("regret_table", "hit_rate_table", "feature_set_table"),
+    "learned": ("regret_table", "hit_rate_table", "feature_set_table", "model_table"),
     "buckets": ("fmt_m_range", "bucket_table", "cover_table"),
+    "guides": ("fmt_interval", "guide_table", "ablation_table"),
 }
 _LAZY = {name: module for module, names in LAZY_MODULES.items() for name in names}
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 
-from ..labels import FEATURE_SET_LABELS, METHOD_LABELS, SPLIT_LABELS
+from ..labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
 from ..learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
 from .table import MISSING, Table, check_real, fmt_pct, fmt_percent, fmt_ratio
 
-__all__ = ["regret_table", "hit_rate_table", "feature_set_table"]
+__all__ = ["regret_table", "hit_rate_table", "feature_set_table", "model_table"]
 
 
 def _check_cv(cv) -> CrossValidation:
@@ -107,3 +107,42 @@ def feature_set_table(cvs, tol: float = 0.05) -> Table:
              if len(splits) == 1 else "同一个岭回归，换一套特征")
     return Table(title, ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏",
                          f"第一选择在 {fmt_pct(tol)} 以内"), rows)
+
+
+def model_table(cvs, tol: float = 0.05) -> Table:
+    """The first pick's regret per regression and feature set (rows) and split (column groups).
+
+    Each cross-validation is one cell group: the geometric-mean and worst regret of the
+    model's first pick, and the share of held-out shapes where it is within ``tol``. A row
+    is a (regression, feature set) pair; a column group a split, in the order first given.
+
+    Examples
+    --------
+    >>> from schedlab.learned import cross_validate
+    >>> t = model_table([cross_validate("tokens", "knobs"), cross_validate("projection", "knobs")])
+    >>> t.headers[:3], t.rows[0][:2]
+    (('模型', '特征', '留出 M：几何平均'), ('岭回归', '只有旋钮和形状'))
+    """
+    records = tuple(_check_cv(cv) for cv in cvs)
+    if not records:
+        raise ValueError("model_table needs at least one cross-validation")
+    tol = check_real(tol, "tol")
+    splits = tuple(dict.fromkeys(cv.split for cv in records))
+    pairs = tuple(dict.fromkeys((cv.model, cv.feature_set) for cv in records))
+    cell = {(cv.split, cv.model, cv.feature_set): cv for cv in records}
+    if len(cell) != len(records):
+        raise ValueError("model_table needs one cross-validation per (split, model, feature set)")
+    short = {"projection": "留出投影", "tokens": "留出 M", "both": "两者都留出"}
+    rows = []
+    for model, feature_set in pairs:
+        row = [MODEL_LABELS.get(model, model), FEATURE_SET_LABELS.get(feature_set, feature_set)]
+        for split in splits:
+            cv = cell.get((split, model, feature_set))
+            row += ([MISSING] * 3 if cv is None else
+                    [fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
+                     fmt_percent(cv.hit_rate("model", 1, tol))])
+        rows.append(tuple(row))
+    headers = ("模型", "特征") + tuple(f"{short[s]}：{h}" for s in splits
+                                       for h in ("几何平均", "最坏", f"{fmt_pct(tol)} 以内"))
+    title = ("换模型还是换特征：第一选择的时间 / 最优，" + "；".join(SPLIT_LABELS[s] for s in splits))
+    return Table(title, headers, tuple(rows))

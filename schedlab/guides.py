@@ -1,0 +1,368 @@
+"""A guide that is not the truth: how good must a cost model be before it beats blind search?
+
+In the search chapter every tuner measures the very model that guides it, so a guide that
+ranks by the model is right by construction. Here the measurements come from a *truth* that
+differs from the lecture's model, and each guided tuner keeps what the lecture knows:
+
+Truths (what one measurement returns, before the 3 % timing noise of :mod:`schedlab.search`):
+
+- :func:`effects_field`: the lecture's model times ``x exp(sigma f)``, ``f`` a seeded field of
+  *unmodelled effects* (bank conflicts, instruction scheduling, register allocation: effects
+  the analytical model does not price). ``f`` is standard normal for every configuration and
+  correlated over tile families: half of its variance is shared by every configuration of one
+  tile ``(BM, BN)``, a quarter by one compiled inner loop ``(BM, BN, BK, warps)``, a quarter is
+  the configuration's own. So the truth is log-normal around the model with log-sd ``sigma``
+  and two configurations of one tile are off in the same direction (correlation 0.5; 0.75 if
+  they share ``BK`` and warps). Seed ``s`` draws its own field (``default_rng([2, s])``), so
+  the seeds of a study are different machines, not only different noise.
+- another hardware profile: the model's times on that machine (its launchable set pruned by
+  its own limits, as a tuner on it would).
+
+Guided tuners (:data:`GUIDED`):
+
+``top-k model``     Triton's ``prune_configs_by`` with a ``perf_model`` and ``top_k``: rank every
+                    launchable configuration by the lecture's cost model (the default machine, ``H100_TC``) and
+                    measure them in that order (``k`` = the trials spent).
+``top-k learned``   the same ranking from :func:`schedlab.learned.fit`'s ridge, trained on the
+                    default machine's landscapes of the other projections (never on the shape itself).
+``model-guided``    :func:`schedlab.search.model_guided`: an online ridge on static features,
+                    fitted to the measurements of the truth. It never sees a model time; its
+                    features are computed for the machine it measures.
+
+Blind tuners (:data:`BLIND`): random search, coordinate descent, simulated annealing and the
+evolutionary search of :mod:`schedlab.search`, under the same rules (budget of unique
+launchable measurements, same noise stream ``default_rng([0, s])``, same seeds).
+
+:func:`guide_study` reports, for each truth and tuner, trials until the believed-best
+configuration is truly within 5 % of the *truth's* optimum, over the seeds, as medians with
+bootstrap 95 % intervals.
+
+Every tuner runs through :func:`schedlab.search.run_seeds` (the blind ones and model-guided
+search with their :data:`schedlab.search.CORES`, the rankings as a core that measures in the
+guide's order), so each obeys exactly the measurement rules the search chapter documents;
+only the measured times change: the noise factors are multiplied by the truth's factor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from . import learned, search
+from .analysis import as_mnk, landscape, study_shapes
+from .caching import memoised
+from .hardware import Hardware, check_hardware
+from .space import SPACE, check_sequence, config_array
+
+__all__ = [
+    "FIELD_SIGMAS",
+    "FIELD_SHARES",
+    "GUIDED",
+    "BLIND",
+    "TUNERS",
+    "Truth",
+    "Cell",
+    "GuideStudy",
+    "effects_field",
+    "field_truth",
+    "machine_truth",
+    "guide_ranking",
+    "guide_study",
+    "median_ci",
+]
+
+#: The unmodelled-effects sigmas the chapter sweeps (log-sd of the field: 0, 5, 10 and 20 %).
+FIELD_SIGMAS = (0.0, 0.05, 0.10, 0.20)
+#: Shares of the field's variance: the tile family (BM, BN), the compiled inner loop
+#: (BM, BN, BK, warps), the configuration itself. They sum to one, so ``f`` is standard normal.
+FIELD_SHARES = {"tile": 0.5, "kernel": 0.25, "config": 0.25}
+#: Tuners that use a guide from the lecture, and tuners that only measure.
+GUIDED = ("top-k model", "top-k learned", "model-guided")
+BLIND = ("random", "descent", "annealing", "evolutionary")
+TUNERS = GUIDED + BLIND
+
+_FIELD_STREAM = 2  # search uses streams 0 (noise) and 1 (the strategy's own choices)
+_SIZES = tuple(len(v) for v in SPACE.values())
+_CORE_OF = {"model-guided": "model", **{name: name for name in BLIND}}
+
+
+def _check_sigma(sigma) -> float:
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.integer, np.floating)):
+        raise ValueError(f"sigma must be a number in [0, 1], got {sigma!r}")
+    if not (math.isfinite(sigma) and 0 <= sigma <= 1):
+        raise ValueError(f"sigma must be a finite number in [0, 1], got {sigma!r}")
+    return float(sigma)
+
+
+def _knob_index(values: np.ndarray) -> np.ndarray:
+    """``(n, 6)`` positions of each configuration's knob values in ``SPACE``."""
+    return np.stack([np.searchsorted(SPACE[k], values[:, j]) for j, k in enumerate(SPACE)], axis=1)
+
+
+def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
+    """The multiplicative unmodelled-effects factor ``exp(sigma f)`` of each configuration.
+
+    ``f = sqrt(.5) a[BM, BN] + sqrt(.25) b[BM, BN, BK, warps] + sqrt(.25) c[config]`` with
+    ``a``, ``b``, ``c`` independent standard normals drawn from ``default_rng([2, seed])`` over
+    the whole knob grid, so a configuration's factor does not depend on the shape, on the
+    hardware or on which other configurations are asked for.
+
+    Parameters
+    ----------
+    configs : sequence of GemmConfig or array-like of shape (n, 6)
+    sigma : float
+        Log-sd of the field, in ``[0, 1]`` (``0.05``: typical effects of 5 %).
+    seed : int
+        The field's seed (one "machine").
+
+    Examples
+    --------
+    >>> from schedlab import GemmConfig
+    >>> a, b, c = GemmConfig(128, 128, 32, 4, 3, 1), GemmConfig(128, 128, 64, 4, 3, 8), GemmConfig(16, 16, 16, 1, 1, 1)
+    >>> f = effects_field([a, b, c], 0.1, seed=0)
+    >>> f.shape, bool((f > 0).all()), effects_field([a], 0.0, seed=0).tolist()
+    ((3,), True, [1.0])
+    >>> bool(effects_field([c], 0.1, seed=0)[0] == f[2])  # the same config, the same factor
+    True
+    """
+    sigma = _check_sigma(sigma)
+    seed = search.check_count("seed", seed, 0)
+    return _field(_knob_index(config_array(configs)), sigma, seed)
+
+
+def _field(idx: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    """:func:`effects_field` of the configurations whose ``SPACE`` positions are ``idx`` (checked arguments)."""
+    if sigma == 0:
+        return np.ones(len(idx))
+    rng = np.random.default_rng([_FIELD_STREAM, seed])
+    tile = rng.standard_normal(_SIZES[:2])
+    kernel = rng.standard_normal(_SIZES[:4])
+    own = rng.standard_normal(_SIZES)
+    f = (math.sqrt(FIELD_SHARES["tile"]) * tile[idx[:, 0], idx[:, 1]]
+         + math.sqrt(FIELD_SHARES["kernel"]) * kernel[idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]]
+         + math.sqrt(FIELD_SHARES["config"]) * own[tuple(idx.T)])
+    return np.exp(sigma * f)
+
+
+@dataclass(frozen=True, eq=False)
+class Truth:
+    """What the measurements of one study see: a machine, and per seed a factor on its model times.
+
+    ``time_s(seed) = landscape(shape, hw).time_s * factor(seed)``; with ``sigma = 0`` the factor
+    is one: the machine's plain model times.
+    """
+
+    name: str
+    hw: Hardware
+    kind: str  # "field" (the model on hw times an effects field) or "machine" (hw's model times)
+    sigma: float = 0.0
+
+    def factor(self, configs, seed: int) -> np.ndarray:
+        """Per configuration, the truth's time over ``hw``'s model time for ``seed``."""
+        return effects_field(configs, self.sigma, seed)
+
+
+def field_truth(sigma: float, hw: Hardware | None = None) -> Truth:
+    """The model on ``hw`` (default: the lecture's machine) times the unmodelled-effects field of log-sd ``sigma``.
+
+    Examples
+    --------
+    >>> field_truth(0.05).name
+    'σ = 5 %'
+    """
+    sigma = _check_sigma(sigma)
+    return Truth(name=f"σ = {100 * sigma:g} %", hw=check_hardware(hw), kind="field", sigma=sigma)
+
+
+def machine_truth(hw: Hardware) -> Truth:
+    """The model's times on another machine (the guides still use the default machine, the lecture's H100)."""
+    hw = check_hardware(hw)
+    return Truth(name=hw.name, hw=hw, kind="machine")
+
+
+def guide_ranking(guide: str, shape, hw: Hardware | None = None, guide_hw: Hardware | None = None) -> np.ndarray:
+    """Indices into ``landscape(shape, hw).configs``, best first by ``guide`` on ``guide_hw``.
+
+    ``guide`` is ``"top-k model"`` (the cost model's times) or ``"top-k learned"`` (the ridge of
+    :func:`schedlab.learned.fit` trained on the landscapes of every study shape of the other
+    projections). Ties keep ``SPACE`` order; a configuration the guide's machine cannot
+    launch ranks last.
+
+    Examples
+    --------
+    >>> order = guide_ranking("top-k model", (4096, 4096, 4096))
+    >>> land = landscape((4096, 4096, 4096))
+    >>> land.configs[order[0]] == land.best
+    True
+    """
+    if guide not in ("top-k model", "top-k learned"):
+        raise ValueError(f"guide must be 'top-k model' or 'top-k learned', got {guide!r}")
+    return _ranking(guide, as_mnk(shape), check_hardware(hw), check_hardware(guide_hw))
+
+
+@memoised(maxsize=64)
+def _ranking(guide: str, mnk: tuple[int, int, int], hw: Hardware, guide_hw: Hardware) -> np.ndarray:
+    land = landscape(mnk, hw)
+    glands = landscape(mnk, guide_hw)
+    if guide == "top-k model":
+        score = np.array([glands.time_of(c) for c in land.configs])
+    else:
+        model = learned.fit(_training_shapes(mnk), hw=guide_hw)
+        score = model.predict_log_time(land.configs, mnk)
+        score = np.where([c in glands.index for c in land.configs], score, np.inf)
+    order = np.argsort(score, kind="stable")
+    order.flags.writeable = False
+    return order
+
+
+def _training_shapes(mnk) -> tuple:
+    """The learned guide's training shapes: every study shape outside ``mnk``'s projection ``(N, K)``."""
+    return tuple(s for s in study_shapes() if (s.N, s.K) != (mnk[1], mnk[2]))
+
+
+# --- statistics ---------------------------------------------------------------------------------
+
+
+def median_ci(x, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+    """The median of ``x`` and its percentile-bootstrap ``level`` interval (order statistics, ``inf`` kept).
+
+    Examples
+    --------
+    >>> med, lo, hi = median_ci(range(101))
+    >>> med, lo < 50 < hi, hi - lo < 30
+    (50.0, True, True)
+    >>> median_ci([1, 2, np.inf, np.inf, np.inf])[0]  # most runs never got there
+    inf
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or not len(x):
+        raise ValueError("x must be a non-empty 1-D sample")
+    rng = np.random.default_rng(seed)
+    boots = np.quantile(x[rng.integers(0, len(x), (n_boot, len(x)))], 0.5, axis=1, method="inverted_cdf")
+    lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
+    return float(np.quantile(x, 0.5, method="inverted_cdf")), float(lo), float(hi)
+
+
+# --- the study ----------------------------------------------------------------------------------
+
+
+class Cell(NamedTuple):
+    """Trials to within 5 % of one tuner on one truth: median, its bootstrap 95 % interval, p90, reach."""
+
+    median: float
+    lo: float
+    hi: float
+    p90: float
+    reached: float
+
+
+@dataclass(frozen=True, eq=False)
+class GuideStudy:
+    """Trials until the believed best is truly within ``factor`` of the truth's optimum.
+
+    ``trials[t, j, s]``: truth ``truths[t]``, tuner ``tuners[j]``, seed ``seeds[s]`` (``inf``
+    when the budget ran out first).
+    """
+
+    shape: tuple[int, int, int]
+    truths: tuple[Truth, ...]
+    tuners: tuple[str, ...]
+    seeds: tuple[int, ...]
+    budget: int
+    noise: float
+    factor: float
+    trials: np.ndarray = field(repr=False)
+
+    def _truth_index(self, truth) -> int:
+        names = [t.name for t in self.truths]
+        name = truth.name if isinstance(truth, Truth) else truth
+        if name not in names:
+            raise ValueError(f"truth must be one of {names}, got {truth!r}")
+        return names.index(name)
+
+    def cell(self, truth, tuner: str) -> Cell:
+        """Median (with bootstrap 95 % interval), p90 and reached fraction of ``tuner`` on ``truth``."""
+        if tuner not in self.tuners:
+            raise ValueError(f"tuner must be one of {self.tuners}, got {tuner!r}")
+        x = self.trials[self._truth_index(truth), self.tuners.index(tuner)]
+        med, lo, hi = median_ci(x)
+        p90 = float(np.quantile(x, 0.9, method="inverted_cdf"))
+        return Cell(med, lo, hi, p90, float(np.isfinite(x).mean()))
+
+    def best_blind(self, truth) -> str:
+        """The blind tuner with the lowest median on ``truth`` (the first in :data:`BLIND` order on ties)."""
+        blind = [b for b in BLIND if b in self.tuners]
+        if not blind:
+            raise ValueError("this study ran no blind tuner")
+        return min(blind, key=lambda b: self.cell(truth, b).median)
+
+
+def _core_ranked(context, seeds, budget, factors, ranking):
+    """A strategy core (:func:`schedlab.search.run_seeds`) that measures in a guide's order, every seed alike."""
+    return np.tile(np.asarray(ranking[:budget], dtype=np.int64), (len(seeds), 1)), None
+
+
+def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = search.DEFAULT_BUDGET,
+                noise: float = search.DEFAULT_NOISE, factor: float = 1.05) -> GuideStudy:
+    """Run every tuner on every truth for every seed; count trials to within ``factor`` of the truth's optimum.
+
+    Parameters
+    ----------
+    shape : (M, N, K) or Shape
+    truths : iterable of Truth
+        From :func:`field_truth` and :func:`machine_truth`.
+    tuners : iterable of str
+        Names from :data:`TUNERS`.
+    seeds : iterable of int
+        Seed ``s`` fixes the noise and the tuner's choices as in :mod:`schedlab.search`, and the
+        field of a :func:`field_truth`.
+    budget : int
+        Unique launchable measurements per run.
+    noise : float
+        Sigma of the lognormal timing noise on top of the truth.
+    factor : float
+        Good enough: within ``factor`` of the truth's optimum.
+
+    Examples
+    --------
+    >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model", "random"], seeds=range(8))
+    >>> g.trials.shape, g.cell("σ = 0 %", "top-k model").median  # guide = truth: the first pick is the optimum
+    ((1, 2, 8), 1.0)
+    """
+    mnk = as_mnk(shape)
+    truths = tuple(check_sequence(truths, "truths", "Truth"))
+    if not truths or not all(isinstance(t, Truth) for t in truths):
+        raise ValueError("truths must be a non-empty sequence of Truth (field_truth, machine_truth)")
+    tuners = tuple(tuners)
+    bad = [t for t in tuners if t not in TUNERS]
+    if not tuners or bad:
+        raise ValueError(f"tuners must name some of {TUNERS}, got {bad or tuners!r}")
+    seeds = tuple(search.check_count("seed", s, 0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    noise = search.check_noise(noise)
+    factor = search.check_factor(factor)
+    budget = search.check_count("budget", budget, 1)
+    trials = np.empty((len(truths), len(tuners), len(seeds)))
+    for t, truth in enumerate(truths):
+        ctx = search.search_context(mnk, truth.hw)
+        n = ctx.n_configs
+        b = min(budget, n)
+        idx = ctx.neighbours.knobs
+        world = np.stack([_field(idx, truth.sigma, s) for s in seeds])  # truth / model, per seed
+        true_s = ctx.times[None, :] * world
+        optimum = true_s.min(axis=1, keepdims=True)
+        factors = world * np.stack([search.noise_factors(s, noise, n) for s in seeds])
+        for j, name in enumerate(tuners):
+            if name in _CORE_OF:
+                _, believed, _ = search.run_seeds(search.CORES[_CORE_OF[name]], ctx, seeds, b, factors)
+            else:
+                ranking = guide_ranking(name, mnk, truth.hw)
+                _, believed, _ = search.run_seeds(_core_ranked, ctx, seeds, b, factors, ranking=ranking)
+            best = np.take_along_axis(true_s, believed, axis=1)
+            trials[t, j] = search.first_within(best / optimum, 1.0, factor)
+    return GuideStudy(shape=mnk, truths=truths, tuners=tuners, seeds=seeds, budget=budget, noise=noise,
+                      factor=factor, trials=trials)
