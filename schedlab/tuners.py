@@ -73,7 +73,6 @@ __all__ = [
     "tuner_core",
     "recorded_cores",
     "hardware_fields",
-    "same_machine",
     "BOOK_DATA",
     "book_runs",
 ]
@@ -282,29 +281,6 @@ def hardware_fields(hw: Hardware | None = None) -> str:
     return json.dumps(values, sort_keys=True, default=str)
 
 
-def same_machine(recorded_fields: str, hw: Hardware | None = None) -> bool:
-    """Whether ``hw`` is the machine whose :func:`hardware_fields` were recorded.
-
-    A field added to :class:`~schedlab.hardware.Hardware` since the recording matches when
-    ``hw`` holds that field's default (a new field's default keeps the old model).
-
-    Examples
-    --------
-    >>> import dataclasses, json
-    >>> from schedlab import H100_TC
-    >>> old = json.loads(hardware_fields(H100_TC)); del old["l2_partitions"]
-    >>> same_machine(json.dumps(old), H100_TC), same_machine(json.dumps(old), dataclasses.replace(H100_TC, n_sm=114))
-    (True, False)
-    """
-    hw = check_hardware(hw)
-    recorded = json.loads(recorded_fields)
-    now = json.loads(hardware_fields(hw))
-    defaults = {f.name: f.default for f in dataclasses.fields(hw) if f.default is not dataclasses.MISSING}
-    return set(recorded) <= set(now) and all(
-        recorded[k] == v if k in recorded else k in defaults and v == json.loads(json.dumps(defaults[k], default=str))
-        for k, v in now.items())
-
-
 def _versions() -> str:
     from importlib.metadata import version
 
@@ -399,7 +375,7 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
         def core(context, seeds, budget, factors, **_):
             r = by_shape.get(context.mnk)
             where = "x".join(map(str, context.mnk))
-            if r is not None and not same_machine(r.hw_fields, context.land.hw):
+            if r is not None and r.hw_fields != hardware_fields(context.land.hw):
                 message = (f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters than this "
                            f"machine's; they hold only for the machine they were recorded on (re-record them with: "
                            f"python -m schedlab tuners {' '.join(map(str, context.mnk))})")
