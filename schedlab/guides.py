@@ -56,6 +56,7 @@ from .analysis import as_mnk, landscape, study_shapes
 from .caching import memoised
 from .hardware import Hardware, check_hardware
 from .space import SPACE, check_sequence, config_array
+from .stats import bootstrap_interval
 
 __all__ = [
     "FIELD_SIGMAS",
@@ -71,7 +72,6 @@ __all__ = [
     "machine_truth",
     "guide_ranking",
     "guide_study",
-    "median_ci",
 ]
 
 #: The unmodelled-effects sigmas the chapter sweeps (log-sd of the field: 0, 5, 10 and 20 %).
@@ -226,26 +226,6 @@ def _training_shapes(mnk) -> tuple:
 # --- statistics ---------------------------------------------------------------------------------
 
 
-def median_ci(x, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
-    """The median of ``x`` and its percentile-bootstrap ``level`` interval (order statistics, ``inf`` kept).
-
-    Examples
-    --------
-    >>> med, lo, hi = median_ci(range(101))
-    >>> med, lo < 50 < hi, hi - lo < 30
-    (50.0, True, True)
-    >>> median_ci([1, 2, np.inf, np.inf, np.inf])[0]  # most runs never got there
-    inf
-    """
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 1 or not len(x):
-        raise ValueError("x must be a non-empty 1-D sample")
-    rng = np.random.default_rng(seed)
-    boots = np.quantile(x[rng.integers(0, len(x), (n_boot, len(x)))], 0.5, axis=1, method="inverted_cdf")
-    lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
-    return float(np.quantile(x, 0.5, method="inverted_cdf")), float(lo), float(hi)
-
-
 # --- the study ----------------------------------------------------------------------------------
 
 
@@ -288,7 +268,7 @@ class GuideStudy:
         if tuner not in self.tuners:
             raise ValueError(f"tuner must be one of {self.tuners}, got {tuner!r}")
         x = self.trials[self._truth_index(truth), self.tuners.index(tuner)]
-        med, lo, hi = median_ci(x)
+        med, lo, hi = bootstrap_interval(x)
         p90 = float(np.quantile(x, 0.9, method="inverted_cdf"))
         return Cell(med, lo, hi, p90, float(np.isfinite(x).mean()))
 

@@ -32,7 +32,8 @@ import numpy as np
 
 from . import search
 from .analysis import as_mnk, landscape
-from .guides import Cell, median_ci
+from .guides import Cell
+from .stats import bootstrap_interval
 from .caching import memoised
 from .hardware import Hardware, check_hardware
 from .space import SPACE, GemmConfig, check_sequence, launchable
@@ -94,7 +95,7 @@ class Ablation:
         if surrogate not in self.surrogates:
             raise ValueError(f"surrogate must be one of {self.surrogates}, got {surrogate!r}")
         x = self.trials[self.shapes.index(mnk), self.surrogates.index(surrogate)]
-        med, lo, hi = median_ci(x)
+        med, lo, hi = bootstrap_interval(x)
         return Cell(med, lo, hi, float(np.quantile(x, 0.9, method="inverted_cdf")), float(np.isfinite(x).mean()))
 
 

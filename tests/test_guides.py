@@ -96,17 +96,6 @@ def test_study_rejects_bad_arguments():
         guides.guide_study(SQUARE, [guides.field_truth(0.0)], ["top-k model"], seeds=range(2)).best_blind("σ = 0 %")
 
 
-def test_median_interval_covers_the_sample_median_and_narrows_with_more_data():
-    rng = np.random.default_rng(0)
-    x = rng.exponential(50, 400)
-    med, lo, hi = guides.median_ci(x)
-    assert lo <= med <= hi and med == np.quantile(x, 0.5, method="inverted_cdf")
-    _, lo_small, hi_small = guides.median_ci(x[:40])
-    assert hi - lo < hi_small - lo_small
-    with pytest.raises(ValueError, match="non-empty"):
-        guides.median_ci([])
-
-
 def test_ablation_with_our_features_is_model_guided_search():
     seeds = range(10)
     a = surrogates.ablation([SQUARE], ["ours"], seeds=seeds)

@@ -1,7 +1,7 @@
 """Tables of the guides chapter: guides against a truth they do not know, and the surrogate ablation.
 
 Every cell is ``median [lo–hi]``: the median trials to within 5 % over the seeds and its
-bootstrap 95 % interval (:func:`schedlab.guides.median_ci`); ``—`` where it is ``inf`` (half
+bootstrap 95 % interval (:func:`schedlab.stats.bootstrap_interval`); ``—`` where it is ``inf`` (half
 the seeds, or the resampled half, never got there in the budget).
 """
 
