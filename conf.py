@@ -207,7 +207,8 @@ def _checked_on(dist, series, workaround):
 
 
 def guard_execution_cache_truncation():
-    """Make jupyter-cache's truncation a no-op while the cache holds no more records than its limit.
+    """Make jupyter-cache safe for parallel readers: truncation a no-op while the cache holds no more
+    records than its limit, and caching one notebook at a time.
 
     After caching a page, each parallel (-j) reader truncates the cache: it lists the records to keep,
     then, in a second query, every record not in that list. A record another reader inserts between
@@ -227,6 +228,16 @@ def guard_execution_cache_truncation():
             truncate_caches(cache)
 
     JupyterCacheBase.truncate_caches = truncate_caches_over_the_limit
+    cache_notebook_bundle = JupyterCacheBase.cache_notebook_bundle
+
+    def cache_notebook_bundle_in_turn(cache, *args, **kwargs):
+        """Two readers caching notebooks with the same code (pages without code cells, say) at once both
+        found its folder missing and the second's mkdir failed (FileExistsError): they take turns."""
+        with open(Path(cache.path) / "caching.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            return cache_notebook_bundle(cache, *args, **kwargs)
+
+    JupyterCacheBase.cache_notebook_bundle = cache_notebook_bundle_in_turn
 
 
 def _chinese_search_with_its_stemmer():
@@ -278,6 +289,27 @@ def _drop_stale_images(app, exception):
     (Path(app.outdir) / ".buildinfo.bak").unlink(missing_ok=True)
 
 
+def _prune_search_words_of_no_page():
+    """Make Sphinx's search index forget words that no page uses any more.
+
+    Before a rebuild writes pages again, ``IndexBuilder.prune`` takes those pages out of every word's
+    page set but keeps the word: a word that an edit removed stayed in ``searchindex.js`` with an empty
+    page list, so a rebuild's index differed from a clean build's. Words of the re-written pages are
+    added back as they are fed.
+    """
+    from sphinx.search import IndexBuilder
+
+    prune = IndexBuilder.prune
+
+    def prune_and_drop_empty_words(indexer, docnames):
+        prune(indexer, docnames)
+        for mapping in (indexer._mapping, indexer._title_mapping):
+            for word in [word for word, pages in mapping.items() if not pages]:
+                del mapping[word]
+
+    IndexBuilder.prune = prune_and_drop_empty_words
+
+
 def _reread_pages_with_index_entries(app, env, added, changed, removed):
     """Re-read every page with index entries (the glossary's terms, any ``{index}``) on every build:
     Sphinx's search index keeps the index entries only of the pages it writes, so a rebuild that
@@ -297,10 +329,11 @@ def setup(app):
     app.connect("builder-inited", _prepare_execution_cache)
     # Workarounds that reach into other packages, each applied only on the versions it was checked on.
     if _checked_on("sphinx", "9.", "the zh search's stemmer name, the stale-image pruning (env.images) and the "
-                   "index entries kept by rebuilds (env.domains.index_domain)"):
+                   "index entries kept by rebuilds (env.domains.index_domain), the search words of no page (IndexBuilder.prune)"):
         app.add_search_language(_chinese_search_with_its_stemmer())
         app.connect("build-finished", _drop_stale_images)
         app.connect("env-get-outdated", _reread_pages_with_index_entries)
+        _prune_search_words_of_no_page()
     if _checked_on("jupyter-cache", "1.", "its truncation racing with parallel readers"):
         guard_execution_cache_truncation()
     if _checked_on("sphinx-mathjax-offline", "0.0.", "its parallel-safety flags and its late asset copy"):

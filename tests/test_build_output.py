@@ -71,6 +71,24 @@ def test_a_rebuild_after_a_figure_changed_equals_a_clean_build(tmp_path):
     assert_same_output(first / "html", clean / "html")
 
 
+
+def test_a_rebuild_after_a_word_left_a_page_equals_a_clean_build(tmp_path):
+    """A word an edit removed from the only page that used it leaves the search index, as in a clean build
+    (Sphinx kept it with an empty page list)."""
+    pages = {"index": "# 首页\n\n孤零零的词 zanzibar 只在这里。\n", "second": "# 第二页\n\n别的话。\n"}
+    cache = tmp_path / "cache"
+    first = tmp_path / "first"
+    build_first = sphinx_command(write_book(first, pages), first / "html", first / "doctrees", cache)
+    run(build_first)
+    assert "zanzibar" in (first / "html" / "searchindex.js").read_text(encoding="utf-8")
+    edited = {**pages, "index": "# 首页\n\n这里不再有那个词。\n"}
+    write_book(first, edited)
+    run(build_first)
+    clean = tmp_path / "clean"
+    run(sphinx_command(write_book(clean, edited), clean / "html", clean / "doctrees", cache))
+    assert "zanzibar" not in (first / "html" / "searchindex.js").read_text(encoding="utf-8")
+    assert_same_output(first / "html", clean / "html")
+
 def test_the_sites_rebuild_equals_a_clean_build(built_site, tmp_path):
     """The site as `make html` left it (incremental builds over time) against one built from nothing but the
     execution cache, as after `make clean`."""
