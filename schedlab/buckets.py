@@ -5,8 +5,8 @@ or the prefill length) changes from call to call. Tuning every ``M`` is impossib
 configuration for all ``M`` is slow, so kernels are tuned per *bucket* of ``M`` and the
 choice is cached. This module asks the model how few buckets are enough:
 
-- :func:`sweep` prices every launchable configuration at every ``M`` of a grid (one
-  vectorised :func:`schedlab.model.evaluate` per ``M``) and records how fast that went;
+- :func:`sweep` prices every launchable configuration at every ``M`` of a grid (all ``M`` in
+  one :func:`schedlab.model.evaluate_many`) and records how fast that went;
 - :func:`greedy_cover` and :func:`exact_cover` find the fewest configurations such that
   every ``M`` has one within ``tol`` (5 %) of its own optimum -- minimum set cover, greedy
   and by exact branch-and-bound search over the candidates that are within ``tol``
@@ -25,6 +25,9 @@ configuration has the same number of row tiles and only the real rows grow.
 are where the padding is worst). Covers are exact *on the grid*; :func:`check_every_m`
 checks a cover at every ``M`` between (a full evaluation per ``M``). :data:`PREFILL_MS` holds powers of two, the
 ``2^k + 1`` just past them (where power-of-two bucketing pays most) and ``1.5 * 2^k``.
+
+The module is longer than ~500 lines because the four covers and the study share the sweep record
+and its per-``M`` candidate sets, which stay private to it.
 """
 
 from __future__ import annotations

@@ -36,6 +36,10 @@ The target is ``log(time_s)`` of every launchable configuration; the fit is ridg
 training landscapes: one fixed configuration for all shapes (the lowest geometric-mean
 slowdown over the training shapes) and the best configuration of the nearest training shape
 (in ``log M, log N, log K``).
+
+The module is longer than ~500 lines because the features, the two regressions (ridge and boosted
+trees), the nested choice of the ridge strength and the cross-validation all read one memoised
+table of training rows per shape; apart, each would rebuild or pass around those rows.
 """
 
 from __future__ import annotations
