@@ -219,6 +219,8 @@ def guard_execution_cache_truncation():
     from jupyter_cache.cache.db import NbCacheRecord, session_context
     from jupyter_cache.cache.main import JupyterCacheBase
 
+    if getattr(JupyterCacheBase.cache_notebook_bundle, "guarded", False):
+        return  # already guarded in this process: a second lock on the same file would wait for ever
     truncate_caches = JupyterCacheBase.truncate_caches
 
     def truncate_caches_over_the_limit(cache):
@@ -237,6 +239,7 @@ def guard_execution_cache_truncation():
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
             return cache_notebook_bundle(cache, *args, **kwargs)
 
+    cache_notebook_bundle_in_turn.guarded = True
     JupyterCacheBase.cache_notebook_bundle = cache_notebook_bundle_in_turn
 
 

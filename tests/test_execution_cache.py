@@ -38,7 +38,8 @@ def insert_after_the_keep_query(monkeypatch, cache):
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(JupyterCacheBase, "truncate_caches", JupyterCacheBase.truncate_caches)  # restored after
+    for method in ("truncate_caches", "cache_notebook_bundle"):  # the guard replaces them; restored after
+        monkeypatch.setattr(JupyterCacheBase, method, getattr(JupyterCacheBase, method))
     cache = get_cache(str(tmp_path / "cache"))
     cache.cache_notebook_bundle(CacheBundleIn(executed_page("a"), "a.ipynb"), check_validity=False)
     return cache
