@@ -31,11 +31,12 @@ import numpy as np
 from . import buckets, cli_tuners, render
 from .analysis import LLAMA8B_PROJECTIONS, landscape
 from .compare import compare
+from .cli_args import int_up_to, noise_sigma, number_in, positive_int
 from .console import print_render_table
 from .demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
 from .hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, profile, using
 from .model import explain
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE, MAX_NOISE, STRATEGIES
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES
 from .space import SPACE, GemmConfig, check_shape
 
 __all__ = ["main", "build_parser"]
@@ -108,51 +109,7 @@ def cmd_search(args) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"不是整数 / not an integer: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"必须是正整数 / must be positive: {value}")
-    return value
-
-
-def _int_up_to(maximum: int):
-    """An argparse type: a positive integer no larger than ``maximum``."""
-    def parse(text: str) -> int:
-        value = _positive_int(text)
-        if value > maximum:
-            raise argparse.ArgumentTypeError(f"最大 {maximum} / at most {maximum}: {value}")
-        return value
-    return parse
-
-
-def _number_in(low: float, high: float | None = None):
-    """An argparse type: a finite number ``>= low`` and, when given, ``< high``."""
-    where = f"[{low:g}, {high:g})" if high is not None else f">= {low:g}"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"不是数 / not a number: {text!r}") from None
-        if not (np.isfinite(value) and value >= low and (high is None or value < high)):
-            raise argparse.ArgumentTypeError(f"必须是有限的数，{where} / must be a finite number {where}: {text!r}")
-        return value
-    return parse
-
-
-_seed_count = _int_up_to(MAX_SEEDS)
-_non_negative = _number_in(0.0)
-
-
-def _noise(text: str) -> float:
-    """An argparse type: a noise sigma in ``[0, MAX_NOISE]``."""
-    value = _non_negative(text)
-    if value > MAX_NOISE:
-        raise argparse.ArgumentTypeError(f"最大 {MAX_NOISE:g} / at most {MAX_NOISE:g}: {text!r}")
-    return value
+_seed_count = int_up_to(MAX_SEEDS)
 
 
 def _demo_number(text: str) -> int:
@@ -185,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="列出 M×N×K FP16 矩阵乘法上模型时间最短的配置。")
     for name in ("M", "N", "K"):
         p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
-    p.add_argument("-n", type=_positive_int, default=10, help="列出几个（默认 10） / how many (default 10)")
+    p.add_argument("-n", type=positive_int, default=10, help="列出几个（默认 10） / how many (default 10)")
     p.set_defaults(func=cmd_top)
 
     p = sub.add_parser("explain", help="一个配置的时间花在哪里 / where one config's time goes",
@@ -212,9 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"只比较这些策略（可写多个，默认全部）：{', '.join(STRATEGIES)}")
     p.add_argument("--seeds", type=_seed_count, default=100,
                    help=f"每种策略跑几个种子（0 … n−1，默认 100，最多 {MAX_SEEDS}） / number of seeds")
-    p.add_argument("--budget", type=_positive_int, default=DEFAULT_BUDGET,
+    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
                    help=f"每次搜索最多测几个配置（默认 {DEFAULT_BUDGET}） / measurements per run")
-    p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE,
+    p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE,
                    help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "buckets" section at the end
@@ -356,8 +313,8 @@ def cmd_buckets(args) -> int:
     return 0
 
 
-_m_max = _int_up_to(MAX_M)
-_tolerance = _number_in(0.0, 10.0)
+_m_max = int_up_to(MAX_M)
+_tolerance = number_in(0.0, 10.0)
 
 
 def _add_buckets_parser(sub) -> None:

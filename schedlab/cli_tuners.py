@@ -12,38 +12,18 @@ search page replays; it is the documented command that regenerates ``book/data``
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from .cli_args import int_in, noise_sigma
 from .export import cache_document, t4_document, write_json
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE, MAX_NOISE
+from .search import DEFAULT_BUDGET, DEFAULT_NOISE
 from .tuners import TUNERS, record_runs
 
 __all__ = ["add_parsers"]
 
 #: Most seeds ``tuners`` records (each seed runs every tuner: seconds per seed).
 MAX_TUNER_SEEDS = 1000
-
-
-def _count(text: str, low: int, high: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{what} must be in {low} … {high}, got {value}")
-    return value
-
-
-def _noise(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"noise must be a number, got {text!r}") from None
-    if not 0 <= value <= MAX_NOISE:
-        raise argparse.ArgumentTypeError(f"noise must be in [0, {MAX_NOISE:g}], got {text}")
-    return value
 
 
 def cmd_export(args) -> int:
@@ -81,9 +61,9 @@ def add_parsers(sub) -> None:
     for name in ("M", "N", "K"):
         p.add_argument(name, type=int, help=shape_help.format(name))
     p.add_argument("-o", "--output", type=Path, default=Path("cache.json"), help="输出文件（默认 cache.json）")
-    p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE,
+    p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE,
                    help=f"对数正态噪声的 σ（默认 {DEFAULT_NOISE:g}；0 写模型时间） / noise sigma")
-    p.add_argument("--seed", type=lambda t: _count(t, 0, 2**32 - 1, "seed"), default=0, help="噪声的种子（默认 0）")
+    p.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0, help="噪声的种子（默认 0）")
     p.add_argument("--t4", type=Path, default=None, help="另写一份 T4 格式的结果 / also write T4 results here")
     p.set_defaults(func=cmd_export)
 
@@ -93,11 +73,11 @@ def add_parsers(sub) -> None:
                                    " / Record the real tuners' measurement orders (slow).")
     for name in ("M", "N", "K"):
         p.add_argument(name, type=int, help=shape_help.format(name))
-    p.add_argument("--seeds", type=lambda t: _count(t, 1, MAX_TUNER_SEEDS, "seeds"), default=50,
+    p.add_argument("--seeds", type=int_in(1, MAX_TUNER_SEEDS), default=50,
                    help="种子数 0 … n−1（默认 50）")
-    p.add_argument("--budget", type=lambda t: _count(t, 1, 10**6, "budget"), default=DEFAULT_BUDGET,
+    p.add_argument("--budget", type=int_in(1, 10**6), default=DEFAULT_BUDGET,
                    help=f"每次最多测几个配置（默认 {DEFAULT_BUDGET}）")
-    p.add_argument("--noise", type=_noise, default=DEFAULT_NOISE, help=f"噪声 σ（默认 {DEFAULT_NOISE:g}）")
+    p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE, help=f"噪声 σ（默认 {DEFAULT_NOISE:g}）")
     p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME",
                    help=f"只跑这些（默认全部）：{', '.join(TUNERS)}")
     p.add_argument("-o", "--output", type=Path, default=None, help="输出 .npz（默认 tuner-runs-MxNxK.npz）")

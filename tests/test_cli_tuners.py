@@ -29,7 +29,7 @@ def test_export_refuses_bad_arguments(tmp_path, capsys):
     assert "M" in capsys.readouterr().err
     proc = subprocess.run([sys.executable, "-m", "schedlab", "export", "16", "16", "16", "--noise", "3"],
                           capture_output=True, text=True)
-    assert proc.returncode == 2 and "noise must be in" in proc.stderr
+    assert proc.returncode == 2 and "at most 1" in proc.stderr
 
 
 def test_tuners_records_runs_the_page_can_replay(tmp_path):
