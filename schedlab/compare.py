@@ -32,6 +32,7 @@ from .search import (
     check_count,
     check_factor,
     check_noise,
+    check_seeds,
     first_within,
     noise_factors,
     run_seeds,
@@ -205,9 +206,7 @@ def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: in
     names = tuple(_strategy_name(s, cores) for s in (cores if strategies is None else strategies))
     if not names:
         raise ValueError("strategies must name at least one strategy")
-    seeds = tuple(check_count("seed", s, 0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
+    seeds = check_seeds(seeds)
     noise = check_noise(noise)
     factor = check_factor(factor)
     budget_in = check_count("budget", budget, 1)
@@ -278,9 +277,7 @@ def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: fl
     context = search_context(shape, hw)
     noise = check_noise(noise)
     factor = check_factor(factor)
-    seeds = tuple(check_count("seed", s, 0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
+    seeds = check_seeds(seeds)
     n = context.n_configs
     factors = np.stack([noise_factors(s, noise, n) for s in seeds])
     order, _, infos = run_seeds(CORES["descent"], context, seeds, n, factors, restarts=False)

@@ -320,9 +320,7 @@ def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = se
     bad = [t for t in tuners if t not in TUNERS]
     if not tuners or bad:
         raise ValueError(f"tuners must name some of {TUNERS}, got {bad or tuners!r}")
-    seeds = tuple(search.check_count("seed", s, 0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
+    seeds = search.check_seeds(seeds)
     noise = search.check_noise(noise)
     factor = search.check_factor(factor)
     budget = search.check_count("budget", budget, 1)

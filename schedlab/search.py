@@ -76,6 +76,7 @@ __all__ = [
     "first_within",
     "feature_names",
     "check_count",
+    "check_seeds",
     "check_noise",
     "check_factor",
 ]
@@ -102,6 +103,14 @@ def check_count(name: str, value, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def check_seeds(seeds) -> tuple[int, ...]:
+    """``seeds`` as a non-empty tuple of integers ``>= 0``; else ``ValueError`` naming ``seed`` or ``seeds``."""
+    seeds = tuple(check_count("seed", s, 0) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    return seeds
 
 
 #: Largest noise sigma accepted: a lognormal factor of e = 2.7x per sigma is already far beyond any

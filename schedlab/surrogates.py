@@ -117,9 +117,7 @@ def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = sear
     bad = [s for s in surrogates if s not in SURROGATES]
     if not surrogates or bad:
         raise ValueError(f"surrogates must name some of {SURROGATES}, got {bad or surrogates!r}")
-    seeds = tuple(search.check_count("seed", s, 0) for s in seeds)
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
+    seeds = search.check_seeds(seeds)
     noise, factor = search.check_noise(noise), search.check_factor(factor)
     budget = search.check_count("budget", budget, 1)
     trials = np.empty((len(mnks), len(surrogates), len(seeds)))
