@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/bench_buckets.py --quick    # decode sweeps and the learned model only
     .venv/bin/python benchmarks/bench_buckets.py --every-m  # also check each decode cover at every M = 1..512 (slow)
 
-"Cold" clears every cache the evaluation has (the HBM replay in ``schedlab.model`` and the
-launch orders behind it, ``schedlab.analysis._landscape``, ``schedlab.buckets._sweep``);
+"Cold" clears every cache the evaluation has (the HBM replay in ``schedlab.core.model`` and the
+launch orders behind it, ``schedlab.core.landscape._landscape``, ``schedlab.studies.buckets._sweep``);
 "warm" clears only the result caches (landscapes, sweeps) and keeps the model's own caches, so
 it shows what those save; "cached" is a second call of the same sweep. Wall-clock numbers
 depend on the machine and its load; nothing here asserts on them.
@@ -18,7 +18,9 @@ import time
 
 import numpy as np
 
-from schedlab import analysis, buckets, clear_caches, learned, model
+from schedlab import analysis, clear_caches
+from schedlab.studies import buckets, learned
+from schedlab.core import model
 
 
 def clear(hbm: bool) -> None:

@@ -5,7 +5,7 @@ Run from the repository root::
     python benchmarks/bench_limits.py [--repeats N]
 
 The HBM replay walks every wave of every (tile, group, wave size), so its cost grows with the
-number of output tiles; ``schedlab.space.MAX_TILES`` and ``MAX_K`` bound it. For each shape this
+number of output tiles; ``schedlab.core.space.MAX_TILES`` and ``MAX_K`` bound it. For each shape this
 prints the best-of-N cold wall time of ``evaluate`` over all launchable configs (model caches
 cleared before each repeat), its ratio to the 4096³ time, and the process's peak resident memory.
 """
@@ -18,7 +18,7 @@ import sys
 import time
 
 from schedlab import H100_TC, clear_caches, evaluate, launchable
-from schedlab.space import MAX_K, MAX_TILES
+from schedlab.core.space import MAX_K, MAX_TILES
 
 SHAPES = [(4096, 4096, 4096), (16 * 1024, 16 * 2048, MAX_K), (16, 16 * MAX_TILES, MAX_K), (16 * MAX_TILES, 16, MAX_K)]
 

@@ -25,8 +25,8 @@ import numpy as np
 from wcwidth import wcswidth
 
 from schedlab import H100_TC, all_configs, clear_caches, evaluate, gemm_time
-from schedlab.analysis import LECTURE_SHAPES
-from schedlab.space import config_array, launch_checks
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.core.space import config_array, launch_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 

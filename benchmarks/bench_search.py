@@ -7,9 +7,9 @@ Run from the repository root::
 
 Prints three tables:
 
-1. the cost model: configs per second of :func:`schedlab.model.evaluate` over all 3744
+1. the cost model: configs per second of :func:`schedlab.core.model.evaluate` over all 3744
    launchable configs, cold (the HBM-replay and launch-order caches cleared first) and
-   warm, and of :func:`schedlab.analysis.landscape` cold;
+   warm, and of :func:`schedlab.core.landscape.landscape` cold;
 2. per strategy: seconds for 100 seeds on 4096^3 at the default budget, runs per second and
    measurements per second (a measurement is one model evaluation looked up in the landscape);
 3. the whole comparison (24 shapes x 6 strategies x 100 seeds), cold and warm.
@@ -29,11 +29,11 @@ import time
 import numpy as np
 
 from schedlab import clear_caches
-import schedlab.analysis as analysis
-import schedlab.model as model
-import schedlab.compare as compare
-import schedlab.search as search
-from schedlab.space import config_array
+from schedlab import analysis
+import schedlab.core.model as model
+import schedlab.studies.compare as compare
+import schedlab.studies.search as search
+from schedlab.core.space import config_array
 
 SHAPE = (4096, 4096, 4096)
 

@@ -1,27 +1,19 @@
 """schedlab: the schedule space of a GPU matmul kernel on an analytical H100 model.
 
-The knob space and its pruning (:mod:`schedlab.space`), hardware parameters
-(:mod:`schedlab.hardware`), the cost model (:mod:`schedlab.model`), the lecture's
-analyses (:mod:`schedlab.analysis`) and their rendering (:mod:`schedlab.render`).
+The knob space and its pruning (:mod:`schedlab.core.space`), hardware parameters
+(:mod:`schedlab.core.hardware`), the cost model (:mod:`schedlab.core.model`), the lecture's
+analyses (:mod:`schedlab.studies`) and their rendering (:mod:`schedlab.render`).
 """
 
-from .analysis import (
-    LECTURE_SHAPES,
-    Landscape,
-    Sensitivity,
-    Shape,
-    SpaceSummary,
-    Transfer,
-    landscape,
-    sensitivity,
-    space_summary,
-    study_shapes,
-    transfer,
-)
-from .caching import clear_caches
-from .hardware import H100_SOURCES, H100_TC, Hardware, using
-from .model import Breakdown, ModelTerms, Tiling, evaluate, evaluate_many, explain, gemm_time, tiling
-from .space import SPACE, WARP_GRID, GemmConfig, Launchable, Reason, all_configs, launchable, reasons, static_valid
+from schedlab.core.shapes import LECTURE_SHAPES, Shape, study_shapes
+from schedlab.core.landscape import Landscape, landscape
+from schedlab.studies.sensitivity import Sensitivity, sensitivity
+from schedlab.studies.space import SpaceSummary, space_summary
+from schedlab.studies.shapes import Transfer, transfer
+from schedlab.core.caching import clear_caches
+from schedlab.core.hardware import H100_SOURCES, H100_TC, Hardware, using
+from schedlab.core.model import Breakdown, ModelTerms, Tiling, evaluate, evaluate_many, explain, gemm_time, tiling
+from schedlab.core.space import (SPACE, WARP_GRID, GemmConfig, Launchable, Reason, all_configs, launchable, reasons, static_valid)
 
 __all__ = [
     "SPACE",

@@ -23,7 +23,7 @@ import sys
 
 from wcwidth import wcwidth
 
-from .render.table import Table, fmt_time
+from schedlab.render.table import Table, fmt_time
 
 __all__ = [
     "fmt_time",

@@ -15,7 +15,7 @@ import dataclasses
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, Hardware, all_configs
-from schedlab.space import config_array, launch_checks
+from schedlab.core.space import config_array, launch_checks
 
 __all__ = [
     "ALL_CONFIGS",

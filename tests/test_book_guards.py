@@ -1,7 +1,7 @@
 """The book's doctests guard its numbers: perturb the model and they must fail.
 
 Each perturbation makes a copy of ``H100_TC`` with one parameter replaced the default
-machine (:func:`schedlab.hardware.using`; the pages' examples use the default), runs every
+machine (:func:`schedlab.core.hardware.using`; the pages' examples use the default), runs every
 ``>>>`` example of every page, and expects failures. ``H100_TC`` itself is frozen and never
 touched. The unperturbed run must pass, so a failure under perturbation is the model's
 doing, not a broken example.
@@ -15,7 +15,7 @@ import pytest
 
 import schedlab
 from schedlab import H100_TC
-from schedlab.hardware import default, using
+from schedlab.core.hardware import default, using
 from tests.site_build import NOTEBOOK_PAGES
 
 BOOK = Path(__file__).resolve().parents[1] / "book"

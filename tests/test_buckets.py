@@ -1,13 +1,14 @@
-"""Behaviour of the bucket covers over changing M (schedlab.buckets)."""
+"""Behaviour of the bucket covers over changing M (schedlab.studies.buckets)."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from schedlab import buckets as B
-from schedlab.analysis import LLAMA8B_PROJECTIONS, landscape
-from schedlab.space import GemmConfig
+from schedlab.studies import buckets as B
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS
+from schedlab.core.landscape import landscape
+from schedlab.core.space import GemmConfig
 
 #: A small grid holding every power of two it needs, the 16 j + 1 padding points, and 384.
 GRID = (1, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257, 384, 512)

@@ -1,10 +1,10 @@
 """Tables, figures and the console command of the learned cost model and the bucket covers.
 
 Every cell of :mod:`schedlab.render`'s learned/bucket tables is parsed back and compared with
-the :class:`~schedlab.learned.CrossValidation` or :class:`~schedlab.buckets.BucketStudy` it was
+the :class:`~schedlab.studies.learned.CrossValidation` or :class:`~schedlab.studies.buckets.BucketStudy` it was
 given; every point of :func:`schedlab.figures.bucket_optima` and every cell of
 :func:`schedlab.figures.tile_map` with the sweep, cover and tile map; and the numbers that
-``python -m schedlab buckets`` prints with :mod:`schedlab.buckets` run directly.
+``python -m schedlab buckets`` prints with :mod:`schedlab.studies.buckets` run directly.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ matplotlib = pytest.importorskip("matplotlib")
 
 from matplotlib.text import Text  # noqa: E402
 
-from schedlab import buckets as B  # noqa: E402
-from schedlab import figures, learned, render  # noqa: E402
-from schedlab.__main__ import main  # noqa: E402
+from schedlab.studies import buckets as B  # noqa: E402
+from schedlab import figures, render
+from schedlab.studies import learned  # noqa: E402
+from schedlab.cli.main import main  # noqa: E402
 from tests.test_console import _Terminal, table_with  # noqa: E402
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
@@ -314,7 +315,7 @@ def test_buckets_skips_the_up_rounding_past_the_grid(capsys):
 
 
 def test_buckets_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
-    import schedlab.__main__ as cli
+    import schedlab.cli.main as cli
 
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)

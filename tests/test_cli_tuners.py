@@ -9,9 +9,9 @@ import sys
 import numpy as np
 from kernel_tuner import util
 
-from schedlab.__main__ import main
-from schedlab.export import cache_document
-from schedlab.tuners import load_runs, tuner_order
+from schedlab.cli.main import main
+from schedlab.studies.export import cache_document
+from schedlab.studies.tuners import load_runs, tuner_order
 
 
 def test_export_writes_what_cache_document_holds_and_t4(tmp_path, capsys):

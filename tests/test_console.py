@@ -1,6 +1,6 @@
 """The console edition: `python -m schedlab`, its tables, and the console helpers.
 
-Numbers are checked against schedlab.analysis / schedlab.model results, formatted by
+Numbers are checked against schedlab.studies / schedlab.core.model results, formatted by
 schedlab.render, so a change in the model moves the expected values with it.
 """
 
@@ -17,11 +17,11 @@ from wcwidth import wcwidth
 
 from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, sensitivity, space_summary, transfer
 from schedlab import render
-from schedlab.__main__ import main
+from schedlab.cli.main import main
 from schedlab.console import print_observations, print_render_table, print_table, wrap
-from schedlab.model import TERMS
-from schedlab.compare import compare
-from schedlab.search import STRATEGIES
+from schedlab.core.model import TERMS
+from schedlab.studies.compare import compare
+from schedlab.studies.search import STRATEGIES
 
 SQUARE = (4096, 4096, 4096)
 HEADERS = ("演示 1", "演示 2", "演示 3", "演示 4")
@@ -302,7 +302,7 @@ def test_bad_input_exits_2_without_traceback(args, names):
 ])
 def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, args, target):
     """Ctrl-C in the middle of a long command: status 130 (the shell's 128 + SIGINT), one line, no traceback."""
-    import schedlab.__main__ as cli
+    import schedlab.cli.main as cli
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
@@ -321,7 +321,7 @@ def test_ctrl_c_in_a_real_process_exits_130():
 
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     # "ready" once the package is imported; half a second later main() is deep in a search of minutes
-    code = ("import sys; from schedlab.__main__ import main; print('ready', flush=True); "
+    code = ("import sys; from schedlab.cli.main import main; print('ready', flush=True); "
             "sys.exit(main(['search', '4096', '4096', '4096', '--seeds', '1000']))")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, encoding="utf-8", env=env)
@@ -414,7 +414,7 @@ class _Terminal(io.StringIO):
 
 
 def test_search_shows_a_progress_bar_on_a_terminal_only_after_the_delay(monkeypatch, capsys):
-    import schedlab.__main__ as cli
+    import schedlab.cli.main as cli
 
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)
@@ -559,8 +559,8 @@ def test_tables_render_in_notebooks():
 
 # --- what importing costs ---------------------------------------------------------------------
 
-TOPIC_LAYERS = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
-                "schedlab.guides", "schedlab.surrogates",
+TOPIC_LAYERS = ["schedlab.studies.search", "schedlab.studies.learned", "schedlab.studies.buckets",
+                "schedlab.studies.guides", "schedlab.studies.surrogates",
                 "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets", "schedlab.render.guides"]
 
 
@@ -569,7 +569,7 @@ TOPIC_LAYERS = ["schedlab.search", "schedlab.learned", "schedlab.buckets",
     ("schedlab.console", TOPIC_LAYERS),
     ("schedlab.render", TOPIC_LAYERS),
     # the labels sit below the tables and figures that use them
-    ("schedlab.labels", TOPIC_LAYERS + ["schedlab.render", "schedlab.figures", "matplotlib"]),
+    ("schedlab.render.labels", TOPIC_LAYERS + ["schedlab.figures", "matplotlib"]),
 ])
 def test_import_loads_no_topic_layer(module, absent):
     code = f"import sys, {module}; print(sorted(set({absent!r}) & set(sys.modules)))"
@@ -578,7 +578,7 @@ def test_import_loads_no_topic_layer(module, absent):
 
 
 def test_topic_tables_load_on_first_use():
-    code = ("import sys, schedlab.render as r; before = 'schedlab.search' in sys.modules; r.search_table; "
-            "print(before, 'schedlab.search' in sys.modules, 'schedlab.learned' in sys.modules)")
+    code = ("import sys, schedlab.render as r; before = 'schedlab.studies.search' in sys.modules; r.search_table; "
+            "print(before, 'schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "True", "False"]

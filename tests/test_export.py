@@ -17,8 +17,8 @@ from kernel_tuner import tune_cache, util
 from kernel_tuner.file_utils import output_file_schema
 
 from schedlab import H100_TC, all_configs, landscape, launchable
-from schedlab.export import TRITON_NAMES, cache_document, measured_times_s, t4_document, write_json
-from schedlab.search import Measurer
+from schedlab.studies.export import TRITON_NAMES, cache_document, measured_times_s, t4_document, write_json
+from schedlab.studies.search import Measurer
 
 SHAPE = (512, 14336, 4096)
 

@@ -28,11 +28,14 @@ from matplotlib.text import Text  # noqa: E402
 
 from schedlab import figures  # noqa: E402
 from schedlab.figures.demos import REASON_STYLE  # noqa: E402
-from schedlab.analysis import LECTURE_SHAPES, landscape, sensitivity, transfer  # noqa: E402
-from schedlab.hardware import H100_TC, KiB  # noqa: E402
-from schedlab.labels import KNOB_LABELS  # noqa: E402
-from schedlab.model import TERMS, explain  # noqa: E402
-from schedlab.space import SPACE, GemmConfig, reasons, static_valid  # noqa: E402
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.core.landscape import landscape
+from schedlab.studies.sensitivity import sensitivity
+from schedlab.studies.shapes import transfer  # noqa: E402
+from schedlab.core.hardware import H100_TC, KiB  # noqa: E402
+from schedlab.render.labels import KNOB_LABELS  # noqa: E402
+from schedlab.core.model import TERMS, explain  # noqa: E402
+from schedlab.core.space import SPACE, GemmConfig, reasons, static_valid  # noqa: E402
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from schedlab import GemmConfig, explain, landscape, launchable, space_summary
-from schedlab.analysis import LECTURE_SHAPES, HardwareTransfer, hardware_transfer
-from schedlab.claims import seed_claims
-from schedlab.hardware import (A100_SXM4, DEFAULT_PROFILE, H100_SXM, H100_TC, H200_SXM, PROFILE_SOURCES, PROFILES,
-                               Hardware, KiB, MiB, default, profile, using)
-from schedlab.space import SPACE
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
+from schedlab.studies.claims import seed_claims
+from schedlab.core.hardware import (A100_SXM4, DEFAULT_PROFILE, H100_SXM, H100_TC, H200_SXM, PROFILE_SOURCES, PROFILES, Hardware, KiB, MiB, default, profile, using)
+from schedlab.core.space import SPACE
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
@@ -106,7 +106,7 @@ def test_partitions_act_through_the_shared_capacity_only():
 
 def test_a_split_l2_loses_reuse_when_a_wave_overflows_one_section():
     """Halving the capacity that survives between waves can only add HBM traffic, never remove it."""
-    from schedlab.model import hbm_bytes
+    from schedlab.core.model import hbm_bytes
 
     split = dataclasses.replace(H100_TC, l2_partitions=2)
     one, two = (hbm_bytes(16384, 16384, 4096, 128, 128, 1, 132, hw) for hw in (H100_TC, split))
@@ -271,8 +271,8 @@ def test_hardware_transfer_refuses_bad_shape():
 
 
 def test_published_comparison_lines_up_measurements_and_predictions():
-    from schedlab.published import published_comparison
-    from schedlab.published import H100_MEASUREMENTS
+    from schedlab.studies.published import published_comparison
+    from schedlab.studies.published import H100_MEASUREMENTS
 
     c = published_comparison()
     assert len(c.shapes) == len({m.mnk for m in H100_MEASUREMENTS})
@@ -288,7 +288,7 @@ def test_published_comparison_lines_up_measurements_and_predictions():
 
 
 def test_published_comparison_refuses_what_is_not_a_measurement():
-    from schedlab.published import published_comparison
+    from schedlab.studies.published import published_comparison
 
     with pytest.raises(ValueError, match="Measurement"):
         published_comparison([(2048, 2048, 2048, "cuBLAS", 515.2)])
@@ -332,7 +332,7 @@ def test_hardware_transfer_table_marks_what_cannot_launch():
 
 def test_published_table_rows_follow_the_comparison():
     from schedlab import render
-    from schedlab.published import published_comparison
+    from schedlab.studies.published import published_comparison
 
     c = published_comparison()
     t = render.published_table(c)
@@ -373,7 +373,7 @@ def test_gpu_figures_refuse_mismatched_input():
 
 
 def run_console(argv, capsys):
-    from schedlab.__main__ import main
+    from schedlab.cli.main import main
 
     status = main(argv)
     out, err = capsys.readouterr()
@@ -420,7 +420,7 @@ def test_unknown_gpu_is_one_line_listing_the_known_ones(argv, capsys):
 
 
 def test_every_subcommand_takes_gpu():
-    from schedlab.__main__ import build_parser
+    from schedlab.cli.main import build_parser
 
     parser = build_parser()
     subcommands = next(a for a in parser._actions if a.dest == "command").choices

@@ -1,4 +1,4 @@
-"""The guide-vs-truth study (schedlab.guides), the surrogate ablation (schedlab.surrogates) and their view."""
+"""The guide-vs-truth study (schedlab.studies.guides), the surrogate ablation (schedlab.studies.surrogates) and their view."""
 
 from dataclasses import replace
 
@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC, GemmConfig, landscape, launchable
-from schedlab import figures, guides, render, surrogates
-from schedlab.hardware import KiB
-from schedlab.compare import compare
+from schedlab import figures, render
+from schedlab.studies import guides, surrogates
+from schedlab.core.hardware import KiB
+from schedlab.studies.compare import compare
 
 SQUARE = (4096, 4096, 4096)
 BLIND_AND_MODEL = ["random", "descent", "annealing", "evolutionary", "model"]

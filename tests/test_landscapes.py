@@ -1,4 +1,4 @@
-"""Good sets, distinct landscapes and corner optima (schedlab.landscapes), checked by brute force."""
+"""Good sets, distinct landscapes and corner optima (schedlab.studies.landscapes), checked by brute force."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from schedlab import SPACE, GemmConfig, LECTURE_SHAPES, landscape
-from schedlab.landscapes import MID_BOX_SHAPES, corner_optimum, distinct_landscapes, good_set
+from schedlab.studies.landscapes import MID_BOX_SHAPES, corner_optimum, distinct_landscapes, good_set
 
 
 def _brute_corner(shape) -> bool:

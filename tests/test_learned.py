@@ -1,11 +1,11 @@
-"""Behaviour of the learned cross-shape cost model (schedlab.learned)."""
+"""Behaviour of the learned cross-shape cost model (schedlab.studies.learned)."""
 
 import numpy as np
 import pytest
 
-from schedlab import learned as L
-from schedlab.analysis import landscape
-from schedlab.space import GemmConfig
+from schedlab.studies import learned as L
+from schedlab.core.landscape import landscape
+from schedlab.core.space import GemmConfig
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from schedlab import GemmConfig, H100_TC, evaluate, explain, gemm_time, landscape
-from schedlab.model import hbm_bytes
-from schedlab.space import MAX_K, MAX_TILES, check_shape
+from schedlab.core.model import hbm_bytes
+from schedlab.core.space import MAX_K, MAX_TILES, check_shape
 
 BEST = GemmConfig(256, 128, 32, 8, 4, 1)
 

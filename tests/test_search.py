@@ -1,4 +1,4 @@
-"""Behaviour of the search strategies and the comparison analyses (schedlab.search).
+"""Behaviour of the search strategies and the comparison analyses (schedlab.studies.search).
 
 The rules every tuner obeys -- it measures only launchable configs, never more than its
 budget, never the same config twice -- are checked on every strategy, on the lecture's
@@ -17,26 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
-from schedlab.analysis import LECTURE_SHAPES, llm_shapes
-from schedlab.compare import compare, descent_local_optima
-from schedlab.search import (
-    CORES,
-    DEFAULT_SHAPES,
-    STRATEGIES,
-    BudgetExhausted,
-    Measurer,
-    SearchTrace,
-    coordinate_descent,
-    exhaustive,
-    feature_names,
-    model_guided,
-    random_search,
-    run_strategy,
-    search_context,
-    trials_to_within,
-)
+from schedlab.core.shapes import LECTURE_SHAPES, llm_shapes
+from schedlab.studies.compare import compare, descent_local_optima
+from schedlab.studies.search import (CORES, DEFAULT_SHAPES, STRATEGIES, BudgetExhausted, Measurer, SearchTrace, coordinate_descent, exhaustive, feature_names, model_guided, random_search, run_strategy, search_context, trials_to_within)
 
-from .strategies import hardware, launchable_configs, shapes, unlaunchable_configs
+from tests.strategies import hardware, launchable_configs, shapes, unlaunchable_configs
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)

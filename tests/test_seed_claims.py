@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from schedlab import SPACE, GemmConfig, all_configs, gemm_time, landscape, sensitivity, static_valid, transfer
-from schedlab.analysis import LECTURE_SHAPES
+from schedlab.core.shapes import LECTURE_SHAPES
 
 SQUARE = (4096, 4096, 4096)
 PREFILL = (512, 14336, 4096)

@@ -1,4 +1,4 @@
-"""Bootstrap intervals, sign tests and random search's closed form (schedlab.stats) against independent values."""
+"""Bootstrap intervals, sign tests and random search's closed form (schedlab.core.stats) against independent values."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from schedlab import landscape
-from schedlab.stats import bootstrap_interval, order_statistic, random_search_odds, sign_test
-from schedlab.tuner_tables import TUNER_LABELS
-from schedlab.tuners import TUNERS
+from schedlab.core.stats import bootstrap_interval, order_statistic, random_search_odds, sign_test
+from schedlab.render.tuner_tables import TUNER_LABELS
+from schedlab.studies.tuners import TUNERS
 
 
 def test_sign_test_matches_the_binomial_by_hand():

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC
-from schedlab.compare import compare
-from schedlab.hardware import using
-from schedlab.search import CORES
-from schedlab.tuners import record_runs, recorded_cores, run_tuner, tuner_core, tuner_order
+from schedlab.studies.compare import compare
+from schedlab.core.hardware import using
+from schedlab.studies.search import CORES
+from schedlab.studies.tuners import record_runs, recorded_cores, run_tuner, tuner_core, tuner_order
 
 DECODE = (16, 4096, 4096)
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from schedlab import landscape
-from schedlab.export import measured_times_s
-from schedlab.search import trials_to_within
-from schedlab.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
+from schedlab.studies.export import measured_times_s
+from schedlab.studies.search import trials_to_within
+from schedlab.studies.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
 
 SQUARE = (4096, 4096, 4096)
 DATA = BOOK_DATA

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import importlib
+
 import pytest
 
-from schedlab import (H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, landscape, reasons, sensitivity,
-                      space_summary, transfer)
-from schedlab.hardware import using
-from schedlab.model import hbm_bytes
-from schedlab.space import check_shape, config_array
+from schedlab import (H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, landscape, reasons, sensitivity, space_summary, transfer)
+from schedlab.core.hardware import using
+from schedlab.core.model import hbm_bytes
+from schedlab.core.space import check_shape, config_array
 
 GOOD = (256, 128, 32, 8, 4, 1)
 SQUARE = (4096, 4096, 4096)
@@ -301,10 +302,10 @@ class TestApiArguments:
             landscape(bad)
 
     @pytest.mark.parametrize("call, name", [
-        (lambda: __import__("schedlab.compare").compare.compare(None), "shapes"),
-        (lambda: __import__("schedlab.learned").learned.fit(None), "shapes"),
-        (lambda: __import__("schedlab.buckets").buckets.sweep(4096, 4096, Ms=None), "Ms"),
-        (lambda: __import__("schedlab.learned").learned.features([GemmConfig(*GOOD)], SQUARE, hw="H100"), "hw"),
+        (lambda: importlib.import_module("schedlab.studies.compare").compare(None), "shapes"),
+        (lambda: importlib.import_module("schedlab.studies.learned").fit(None), "shapes"),
+        (lambda: importlib.import_module("schedlab.studies.buckets").sweep(4096, 4096, Ms=None), "Ms"),
+        (lambda: importlib.import_module("schedlab.studies.learned").features([GemmConfig(*GOOD)], SQUARE, hw="H100"), "hw"),
     ], ids=["compare", "fit", "sweep", "features"])
     def test_other_modules_name_the_argument(self, call, name):
         with pytest.raises(TypeError, match=rf"\b{name}\b"):
@@ -312,14 +313,14 @@ class TestApiArguments:
 
     @pytest.mark.parametrize("bad", [1e308, 1.5, float("inf"), -0.1])
     def test_noise_out_of_range(self, bad):
-        from schedlab.search import random_search
+        from schedlab.studies.search import random_search
         with pytest.raises(ValueError, match="noise"):
             random_search(SQUARE, budget=2, noise=bad)
 
 
 class TestEvaluateMany:
     def test_refuses_unknown_terms_and_bad_shapes(self):
-        from schedlab.model import evaluate_many
+        from schedlab.core.model import evaluate_many
 
         with pytest.raises(ValueError, match="terms"):
             evaluate_many([SQUARE], [GemmConfig(*GOOD)], terms=("time",))
@@ -331,6 +332,6 @@ class TestEvaluateMany:
             evaluate_many([SQUARE], [GemmConfig(*GOOD)], "H100")
 
     def test_no_shapes_gives_empty_rows(self):
-        from schedlab.model import evaluate_many
+        from schedlab.core.model import evaluate_many
 
         assert evaluate_many([], [GemmConfig(*GOOD)])["time_s"].shape == (0, 1)

@@ -1,7 +1,7 @@
 """Figures of the lecture: analysis records in, :class:`matplotlib.figure.Figure` out.
 
-Every function here is pure: it reads the records of :mod:`schedlab.analysis`
-(or asks :mod:`schedlab.space` which configurations launch) and draws them; no
+Every function here is pure: it reads the records of :mod:`schedlab.studies`
+(or asks :mod:`schedlab.core.space` which configurations launch) and draws them; no
 number is computed twice. The figures are built with :class:`~matplotlib.figure.Figure`
 directly, not through :mod:`matplotlib.pyplot`, so nothing is registered with a
 GUI or notebook backend and nothing needs closing; in a notebook a returned figure
@@ -13,11 +13,11 @@ One module per topic: :mod:`~schedlab.figures.style` (what every figure shares),
 :mod:`~schedlab.figures.demos` (the four demos, the roofline and ``explain``),
 :mod:`~schedlab.figures.gpus` (the GPU chapter),
 :mod:`~schedlab.figures.search`, :mod:`~schedlab.figures.buckets` and :mod:`~schedlab.figures.guides`; the labels come from
-:mod:`schedlab.labels`. This face re-exports the figures, so ``figures.launch_map()`` works.
+:mod:`schedlab.render.labels`. This face re-exports the figures, so ``figures.launch_map()`` works.
 
 Examples
 --------
->>> from schedlab.analysis import transfer
+>>> from schedlab.studies.shapes import transfer
 >>> fig = transfer_heatmap(transfer())
 >>> len(fig.axes)  # the heat map and its colour bar
 2
@@ -25,11 +25,11 @@ Examples
 
 from __future__ import annotations
 
-from .buckets import bucket_optima, tile_map
-from .demos import breakdown_chart, landscape_cdf, launch_map, roofline, sensitivity_chart, transfer_heatmap
-from .gpus import gpu_landscapes, hardware_transfer_grid
-from .guides import guide_sweep
-from .search import search_curves
+from schedlab.figures.buckets import bucket_optima, tile_map
+from schedlab.figures.demos import (breakdown_chart, landscape_cdf, launch_map, roofline, sensitivity_chart, transfer_heatmap)
+from schedlab.figures.gpus import gpu_landscapes, hardware_transfer_grid
+from schedlab.figures.guides import guide_sweep
+from schedlab.figures.search import search_curves
 
 __all__ = [
     "launch_map",

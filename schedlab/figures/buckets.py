@@ -1,4 +1,4 @@
-"""Figures of shape buckets (:mod:`schedlab.buckets`): the optimum along ``M`` and the optimal tile map."""
+"""Figures of shape buckets (:mod:`schedlab.studies.buckets`): the optimum along ``M`` and the optimal tile map."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from ..buckets import Cover, Sweep, TileMap
-from ..labels import cover_label
-from .style import fmt_times, new_figure
+from schedlab.studies.buckets import Cover, Sweep, TileMap
+from schedlab.render.labels import cover_label
+from schedlab.figures.style import fmt_times, new_figure
 
 __all__ = ["bucket_optima", "tile_map"]
 
@@ -28,9 +28,9 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     Parameters
     ----------
     sweep : Sweep
-        Output of :func:`schedlab.buckets.sweep`.
+        Output of :func:`schedlab.studies.buckets.sweep`.
     cover : Cover
-        A cover of the same grid (e.g. :func:`schedlab.buckets.greedy_cover`).
+        A cover of the same grid (e.g. :func:`schedlab.studies.buckets.greedy_cover`).
     baseline : Cover, optional
         Another cover of the same grid to compare with.
 
@@ -43,7 +43,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
         cover's slowdown and, with a baseline, ``axes[2].lines[0]`` the baseline's.
     """
     if not isinstance(sweep, Sweep) or not isinstance(cover, Cover):
-        raise ValueError("bucket_optima needs a schedlab.buckets.Sweep and a Cover")
+        raise ValueError("bucket_optima needs a schedlab.studies.buckets.Sweep and a Cover")
     for c in (cover, baseline):
         if c is not None and tuple(c.Ms) != tuple(sweep.Ms):
             raise ValueError("the cover and the baseline must be on the sweep's grid of M")
@@ -98,7 +98,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
 
 
 def tile_map(tilemap: TileMap) -> Figure:
-    """The optimal tile ``BM×BN`` at every ``(M, N)`` of a :class:`~schedlab.buckets.TileMap`.
+    """The optimal tile ``BM×BN`` at every ``(M, N)`` of a :class:`~schedlab.studies.buckets.TileMap`.
 
     Cells are coloured by ``log2(BM BN)`` (the tile's area) and labelled with the tile and the
     optimum's TFLOP/s; ``M`` grows upwards.
@@ -106,7 +106,7 @@ def tile_map(tilemap: TileMap) -> Figure:
     Parameters
     ----------
     tilemap : TileMap
-        Output of :func:`schedlab.buckets.optimal_tiles`.
+        Output of :func:`schedlab.studies.buckets.optimal_tiles`.
 
     Returns
     -------
@@ -115,7 +115,7 @@ def tile_map(tilemap: TileMap) -> Figure:
         columns ``Ns``).
     """
     if not isinstance(tilemap, TileMap):
-        raise ValueError(f"tile_map needs a schedlab.buckets.TileMap, got {type(tilemap).__name__}")
+        raise ValueError(f"tile_map needs a schedlab.studies.buckets.TileMap, got {type(tilemap).__name__}")
     bm, bn = np.asarray(tilemap.bm), np.asarray(tilemap.bn)
     area = np.log2(bm * bn).astype(float)
     cmap = colormaps["Blues"]

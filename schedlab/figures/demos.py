@@ -10,12 +10,15 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
-from ..analysis import Landscape, Sensitivity, Transfer, as_mnk
-from ..hardware import H100_TC, Hardware
-from ..labels import KNOB_GLOSSES, KNOB_LABELS, lecture_name, shape_short
-from ..model import TERMS, Breakdown
-from ..space import SPACE, WARP_GRID, all_configs, config_array, launch_checks, reasons
-from .style import fmt_times, new_figure
+from schedlab.core.landscape import Landscape
+from schedlab.studies.sensitivity import Sensitivity
+from schedlab.studies.shapes import Transfer
+from schedlab.core.space import as_mnk
+from schedlab.core.hardware import H100_TC, Hardware
+from schedlab.render.labels import KNOB_GLOSSES, KNOB_LABELS, lecture_name, shape_short
+from schedlab.core.model import TERMS, Breakdown
+from schedlab.core.space import SPACE, WARP_GRID, all_configs, config_array, launch_checks, reasons
+from schedlab.figures.style import fmt_times, new_figure
 
 __all__ = [
     "REASON_STYLE",
@@ -69,7 +72,7 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
     One panel per ``num_warps`` (rows BM, columns BN). A cell shows how many of the
     ``BK × num_stages`` pairs launch; a cell where none does is filled by the reason
     that rules out every pair (warp tile smaller than one mma, or registers).
-    Computed from :func:`schedlab.space.launch_checks`.
+    Computed from :func:`schedlab.core.space.launch_checks`.
 
     Parameters
     ----------
@@ -257,7 +260,7 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
     Parameters
     ----------
     sensitivity : Sensitivity
-        Output of :func:`schedlab.analysis.sensitivity`.
+        Output of :func:`schedlab.studies.sensitivity.sensitivity`.
 
     Returns
     -------
@@ -398,12 +401,12 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
     Parameters
     ----------
     breakdown : Breakdown
-        Output of :func:`schedlab.model.explain`.
+        Output of :func:`schedlab.core.model.explain`.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One axes; ``ax.containers[0]`` holds the bars in :data:`schedlab.model.TERMS` order.
+        One axes; ``ax.containers[0]`` holds the bars in :data:`schedlab.core.model.TERMS` order.
     """
     terms = breakdown.terms()
     names = list(TERMS)

@@ -8,9 +8,10 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
-from ..analysis import HardwareTransfer, Landscape, tflops
-from ..labels import lecture_name, lecture_short
-from .style import fmt_times, new_figure
+from schedlab.studies.gpus import HardwareTransfer
+from schedlab.core.landscape import Landscape, tflops
+from schedlab.render.labels import lecture_name, lecture_short
+from schedlab.figures.style import fmt_times, new_figure
 
 __all__ = ["gpu_landscapes", "hardware_transfer_grid"]
 
@@ -36,7 +37,7 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     if not landscapes or len(landscapes) != len(labels):
         raise ValueError("landscapes and labels must be non-empty and of the same length")
     if not all(isinstance(land, Landscape) for land in landscapes):
-        raise ValueError("landscapes must hold schedlab.analysis.Landscape records")
+        raise ValueError("landscapes must hold schedlab.core.landscape.Landscape records")
     shape = landscapes[0].shape
     if any(land.shape != shape for land in landscapes):
         raise ValueError("every landscape must be of the same shape")

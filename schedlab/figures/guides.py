@@ -7,10 +7,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..analysis import as_mnk
-from ..guides import GUIDED, GuideStudy
-from ..labels import TUNER_LABELS, lecture_name
-from .style import new_figure
+from schedlab.core.space import as_mnk
+from schedlab.studies.guides import GUIDED, GuideStudy
+from schedlab.render.labels import TUNER_LABELS, lecture_name
+from schedlab.figures.style import new_figure
 
 __all__ = ["guide_sweep"]
 

@@ -1,4 +1,4 @@
-"""Figures of the search chapter: best so far, measurement by measurement (:mod:`schedlab.search`)."""
+"""Figures of the search chapter: best so far, measurement by measurement (:mod:`schedlab.studies.search`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from ..analysis import as_mnk
-from ..labels import lecture_name, strategy_label
-from ..compare import Comparison
-from .style import fmt_times, new_figure
+from schedlab.core.space import as_mnk
+from schedlab.render.labels import lecture_name, strategy_label
+from schedlab.studies.compare import Comparison
+from schedlab.figures.style import fmt_times, new_figure
 
 __all__ = ["search_curves"]
 
@@ -32,7 +32,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     Parameters
     ----------
     comparison : Comparison
-        Output of :func:`schedlab.compare.compare`.
+        Output of :func:`schedlab.studies.compare.compare`.
     shape : Shape, (M, N, K) or int
         A shape of the comparison (or its index).
 

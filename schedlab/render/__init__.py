@@ -1,7 +1,7 @@
 """Tables of the lecture's analyses: every number is formatted here, once.
 
-Each function takes what :mod:`schedlab.analysis` (or :func:`schedlab.model.explain`,
-:mod:`schedlab.search`, :mod:`schedlab.learned`, :mod:`schedlab.buckets`) returns and gives
+Each function takes what :mod:`schedlab.studies` (or :func:`schedlab.core.model.explain`,
+:mod:`schedlab.studies.search`, :mod:`schedlab.studies.learned`, :mod:`schedlab.studies.buckets`) returns and gives
 a :class:`Table` of strings. The console edition prints these tables
 (:func:`schedlab.console.print_render_table`) and the book renders them with
 :meth:`Table.to_html`, so both show the same digits.
@@ -10,9 +10,9 @@ One module per topic: :mod:`~schedlab.render.table` (the record and the number f
 :mod:`~schedlab.render.demos` (the four demos and ``explain``),
 :mod:`~schedlab.render.appendix`, :mod:`~schedlab.render.gpus` (the GPU chapter), :mod:`~schedlab.render.search`,
 :mod:`~schedlab.render.learned`, :mod:`~schedlab.render.buckets` and :mod:`~schedlab.render.guides`; the labels come from
-:mod:`schedlab.labels`. This face re-exports them all, so ``render.top_table(...)`` works.
+:mod:`schedlab.render.labels`. This face re-exports them all, so ``render.top_table(...)`` works.
 The search, learned and buckets tables are loaded on first use (:func:`__getattr__`): their
-modules import :mod:`schedlab.search`, :mod:`schedlab.learned` and :mod:`schedlab.buckets`,
+modules import :mod:`schedlab.studies.search`, :mod:`schedlab.studies.learned` and :mod:`schedlab.studies.buckets`,
 which a reader of ``Table`` and ``fmt_time`` (the console) does not need.
 
 Examples
@@ -29,14 +29,11 @@ from __future__ import annotations
 
 import importlib
 
-from ..labels import (COVER_LABELS, FEATURE_SET_LABELS, KNOB_LABELS, METHOD_LABELS, SPLIT_LABELS, STRATEGY_LABELS,
-                      fmt_shape, shape_name, shape_short)
-from .appendix import claims_table, hardware_table
-from .gpus import hardware_transfer_table, profile_sources_table, profiles_table, published_table
-from .demos import (breakdown_summary_table, breakdown_table, fmt_ties, knob_table, optima_table, quantiles_table,
-                    reasons_table, sensitivity_grid, sensitivity_table, top_table, transfer_table)
-from .table import (MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_tflops, fmt_time,
-                    fmt_trials, fmt_whole)
+from schedlab.render.labels import (COVER_LABELS, FEATURE_SET_LABELS, KNOB_LABELS, METHOD_LABELS, SPLIT_LABELS, STRATEGY_LABELS, fmt_shape, shape_name, shape_short)
+from schedlab.render.appendix import claims_table, hardware_table
+from schedlab.render.gpus import hardware_transfer_table, profile_sources_table, profiles_table, published_table
+from schedlab.render.demos import (breakdown_summary_table, breakdown_table, fmt_ties, knob_table, optima_table, quantiles_table, reasons_table, sensitivity_grid, sensitivity_table, top_table, transfer_table)
+from schedlab.render.table import (MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_tflops, fmt_time, fmt_trials, fmt_whole)
 
 #: Topic module -> the names this face takes from it on first use (each module's ``__all__``).
 LAZY_MODULES = {

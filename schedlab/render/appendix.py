@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from ..hardware import DEFAULT_PROFILE, H100_TC, PROFILE_SOURCES, Hardware, KiB, MiB
-from .table import Table, fmt_tflops
+from schedlab.core.hardware import DEFAULT_PROFILE, H100_TC, PROFILE_SOURCES, Hardware, KiB, MiB
+from schedlab.render.table import Table, fmt_tflops
 
 __all__ = ["hardware_table", "claims_table"]
 
@@ -53,8 +53,8 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     """Every parameter of ``hw``: its Chinese name, value, unit, source, and the field's identifier.
 
     ``sources`` maps field names to a source. Without it the lecture's sources are shown
-    (:data:`~schedlab.hardware.H100_SOURCES`) and a field whose value differs from
-    :data:`~schedlab.hardware.H100_TC` is marked as changed; with it (a profile's sources, e.g.
+    (:data:`~schedlab.core.hardware.H100_SOURCES`) and a field whose value differs from
+    :data:`~schedlab.core.hardware.H100_TC` is marked as changed; with it (a profile's sources, e.g.
     ``PROFILE_SOURCES["a100-sxm4"]``) every field shows the source given.
 
     Examples
@@ -68,7 +68,7 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     >>> import dataclasses
     >>> {r[4]: r[3] for r in hardware_table(dataclasses.replace(H100_TC, n_sm=114)).rows}["n_sm"]
     '改动过（H100：132 个）'
-    >>> from schedlab.hardware import PROFILE_SOURCES, PROFILES
+    >>> from schedlab.core.hardware import PROFILE_SOURCES, PROFILES
     >>> a100 = {r[4]: r for r in hardware_table(PROFILES["a100-sxm4"], PROFILE_SOURCES["a100-sxm4"]).rows}
     >>> a100["n_sm"][1], a100["n_sm"][3]
     ('108', '[A100-WP] A100 SXM4: 108 SMs')
@@ -96,7 +96,7 @@ def claims_table(claims) -> Table:
     """The seed's claims, each with the accepted range, the model's value and whether it holds.
 
     ``claims`` is a sequence of records with ``id``, ``statement``, ``target``, ``value`` and
-    ``holds`` (:class:`schedlab.claims.Claim`).
+    ``holds`` (:class:`schedlab.studies.claims.Claim`).
 
     Examples
     --------

@@ -1,10 +1,10 @@
-"""Tables of shape buckets (:mod:`schedlab.buckets`): how many configurations cover a range of ``M``."""
+"""Tables of shape buckets (:mod:`schedlab.studies.buckets`): how many configurations cover a range of ``M``."""
 
 from __future__ import annotations
 
-from ..buckets import BucketStudy, Cover
-from ..labels import CONFIG_HEADER, COVER_LABELS, cover_label
-from .table import Table, fmt_config, fmt_pct, fmt_ratio
+from schedlab.studies.buckets import BucketStudy, Cover
+from schedlab.render.labels import CONFIG_HEADER, COVER_LABELS, cover_label
+from schedlab.render.table import Table, fmt_config, fmt_pct, fmt_ratio
 
 __all__ = ["fmt_m_range", "bucket_table", "cover_table"]
 
@@ -22,7 +22,7 @@ def fmt_m_range(first: int, last: int) -> str:
 
 def _check_cover(cover) -> Cover:
     if not isinstance(cover, Cover):
-        raise ValueError(f"cover must be a schedlab.buckets.Cover, got {type(cover).__name__}")
+        raise ValueError(f"cover must be a schedlab.studies.buckets.Cover, got {type(cover).__name__}")
     return cover
 
 
@@ -37,15 +37,15 @@ def _cover_label(study: BucketStudy) -> str:
 def bucket_table(studies) -> Table:
     """Per projection: how many configurations keep every ``M`` within tolerance, against power-of-two buckets.
 
-    Three rows per :class:`~schedlab.buckets.BucketStudy`: the greedy set cover (marked
-    where :func:`~schedlab.buckets.exact_cover` proves it minimal), power-of-two bucketing
+    Three rows per :class:`~schedlab.studies.buckets.BucketStudy`: the greedy set cover (marked
+    where :func:`~schedlab.studies.buckets.exact_cover` proves it minimal), power-of-two bucketing
     rounding ``M`` down and rounding it up. Columns: distinct configurations, the worst and
     the mean slowdown (time / that ``M``'s optimum) over the grid, and whether every ``M``
     stays within tolerance. A study whose ``power_of_two_up`` is ``None`` has no up row.
 
     Examples
     --------
-    >>> from schedlab.buckets import bucket_study
+    >>> from schedlab.studies.buckets import bucket_study
     >>> t = bucket_table(bucket_study([("O", 4096, 4096)], Ms=(1, 16, 17, 32, 33, 64)))
     >>> t.headers
     ('投影', 'N×K', '做法', '配置数', '最坏', '平均', '每个 M 都在 5% 以内')
@@ -57,7 +57,7 @@ def bucket_table(studies) -> Table:
     records = tuple(studies)
     for s in records:
         if not isinstance(s, BucketStudy):
-            raise ValueError(f"studies must hold schedlab.buckets.BucketStudy, got {type(s).__name__}")
+            raise ValueError(f"studies must hold schedlab.studies.buckets.BucketStudy, got {type(s).__name__}")
     if not records:
         raise ValueError("bucket_table needs at least one study")
     tol = records[0].greedy.tol
@@ -81,7 +81,7 @@ def cover_table(cover: Cover) -> Table:
 
     Examples
     --------
-    >>> from schedlab.buckets import greedy_cover, sweep
+    >>> from schedlab.studies.buckets import greedy_cover, sweep
     >>> t = cover_table(greedy_cover(sweep(4096, 4096, Ms=(1, 16, 17, 32, 33, 64, 65, 128))))
     >>> t.headers
     ('M', '(BM, BN, BK, warps, stages, GROUP_M)', '最坏（时间 / 该 M 的最优）')

@@ -1,16 +1,19 @@
 """Tables of the four demos (the space, the landscape, shapes, one knob at a time) and of
-:func:`schedlab.model.explain` (where one configuration's time goes).
+:func:`schedlab.core.model.explain` (where one configuration's time goes).
 """
 
 from __future__ import annotations
 
 import math
 
-from ..analysis import Landscape, Sensitivity, SpaceSummary, TieGroup, Transfer
-from ..labels import CONFIG_HEADER, KNOB_LABELS, KNOB_SHORT, fmt_shape, shape_name, shape_short
-from ..model import TERMS, Breakdown
-from ..space import SPACE
-from .table import MISSING, Table, fmt_config, fmt_percent, fmt_ratio, fmt_tflops, fmt_time
+from schedlab.core.landscape import Landscape, TieGroup
+from schedlab.studies.sensitivity import Sensitivity
+from schedlab.studies.space import SpaceSummary
+from schedlab.studies.shapes import Transfer
+from schedlab.render.labels import CONFIG_HEADER, KNOB_LABELS, KNOB_SHORT, fmt_shape, shape_name, shape_short
+from schedlab.core.model import TERMS, Breakdown
+from schedlab.core.space import SPACE
+from schedlab.render.table import MISSING, Table, fmt_config, fmt_percent, fmt_ratio, fmt_tflops, fmt_time
 
 __all__ = [
     "knob_table",

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 
-from ..analysis import HardwareTransfer, resolve_gpu
-from ..hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile
-from ..labels import fmt_shape
-from ..published import PublishedComparison
-from .appendix import hardware_table
-from .table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
+from schedlab.studies.gpus import HardwareTransfer
+from schedlab.core.hardware import resolve_gpu
+from schedlab.core.hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile
+from schedlab.render.labels import fmt_shape
+from schedlab.studies.published import PublishedComparison
+from schedlab.render.appendix import hardware_table
+from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
 
 __all__ = ["profiles_table", "profile_sources_table", "hardware_transfer_table", "published_table"]
 
@@ -65,7 +66,7 @@ def hardware_transfer_table(transfer: HardwareTransfer) -> Table:
 
     Examples
     --------
-    >>> from schedlab.analysis import hardware_transfer
+    >>> from schedlab.studies.gpus import hardware_transfer
     >>> t = hardware_transfer_table(hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"]))
     >>> t.rows[1]
     ('a100-sxm4', '(128, 128, 16, 8, 4, 1)', '290', '1.76', '1.00')
@@ -83,7 +84,7 @@ def published_table(comparison: PublishedComparison) -> Table:
 
     Examples
     --------
-    >>> from schedlab.published import published_comparison
+    >>> from schedlab.studies.published import published_comparison
     >>> t = published_table(published_comparison())
     >>> t.headers
     ('形状 M×N×K', 'cuBLAS 实测', 'Triton 实测', 'h100-lecture 模型', 'h100-sxm 模型')

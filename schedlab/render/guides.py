@@ -1,22 +1,22 @@
 """Tables of the guides chapter: guides against a truth they do not know, and the surrogate ablation.
 
 Every cell is ``median [lo–hi]``: the median trials to within 5 % over the seeds and its
-bootstrap 95 % interval (:func:`schedlab.stats.bootstrap_interval`); ``—`` where it is ``inf`` (half
+bootstrap 95 % interval (:func:`schedlab.core.stats.bootstrap_interval`); ``—`` where it is ``inf`` (half
 the seeds, or the resampled half, never got there in the budget).
 """
 
 from __future__ import annotations
 
-from ..guides import Cell, GuideStudy
-from ..labels import SURROGATE_LABELS, TUNER_LABELS
-from ..surrogates import Ablation
-from .table import Table, fmt_trials
+from schedlab.studies.guides import Cell, GuideStudy
+from schedlab.render.labels import SURROGATE_LABELS, TUNER_LABELS
+from schedlab.studies.surrogates import Ablation
+from schedlab.render.table import Table, fmt_trials
 
 __all__ = ["fmt_interval", "guide_table", "ablation_table"]
 
 
 def fmt_interval(cell: Cell) -> str:
-    """``median [lo–hi]`` of a :class:`~schedlab.guides.Cell`, joined by no-break spaces.
+    """``median [lo–hi]`` of a :class:`~schedlab.studies.guides.Cell`, joined by no-break spaces.
 
     Examples
     --------
@@ -35,13 +35,13 @@ def guide_table(study: GuideStudy, truths=None) -> Table:
 
     Examples
     --------
-    >>> from schedlab.guides import field_truth, guide_study
+    >>> from schedlab.studies.guides import field_truth, guide_study
     >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model"], seeds=range(4))
     >>> guide_table(g).rows
     (('代价模型排序，测前 k 个', '1\\xa0[1–1]'),)
     """
     if not isinstance(study, GuideStudy):
-        raise ValueError(f"study must be a schedlab.guides.GuideStudy, got {type(study).__name__}")
+        raise ValueError(f"study must be a schedlab.studies.guides.GuideStudy, got {type(study).__name__}")
     truths = study.truths if truths is None else tuple(truths)
     rows = tuple((TUNER_LABELS[t],) + tuple(fmt_interval(study.cell(truth, t)) for truth in truths)
                  for t in study.tuners)
@@ -55,13 +55,13 @@ def ablation_table(ablation: Ablation) -> Table:
 
     Examples
     --------
-    >>> from schedlab.surrogates import ablation
+    >>> from schedlab.studies.surrogates import ablation
     >>> t = ablation_table(ablation([(4096, 4096, 4096)], ["ours"], seeds=range(4)))
     >>> t.headers, t.rows[0][0]
     (('代理模型', '4096×4096×4096'), '本章的特征（含模型的量）')
     """
     if not isinstance(ablation, Ablation):
-        raise ValueError(f"ablation must be a schedlab.surrogates.Ablation, got {type(ablation).__name__}")
+        raise ValueError(f"ablation must be a schedlab.studies.surrogates.Ablation, got {type(ablation).__name__}")
     rows = tuple((SURROGATE_LABELS[s],) + tuple(
         f"{fmt_interval(c)}\u00a0/\u00a0{fmt_trials(c.p90)}" for c in (ablation.cell(m, s) for m in ablation.shapes))
         for s in ablation.surrogates)

@@ -1,10 +1,10 @@
-"""Tables of the search chapter: tuning strategies compared (:mod:`schedlab.search`)."""
+"""Tables of the search chapter: tuning strategies compared (:mod:`schedlab.studies.search`)."""
 
 from __future__ import annotations
 
-from ..labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
-from ..compare import CellSummary, Comparison, LocalOptima
-from .table import MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_trials
+from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
+from schedlab.studies.compare import CellSummary, Comparison, LocalOptima
+from schedlab.render.table import MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_trials
 
 __all__ = [
     "fmt_reach",
@@ -47,7 +47,7 @@ def _setting(comparison: Comparison) -> str:
 
 def _check_comparison(comparison) -> Comparison:
     if not isinstance(comparison, Comparison):
-        raise ValueError(f"comparison must be a schedlab.compare.Comparison, got {type(comparison).__name__}")
+        raise ValueError(f"comparison must be a schedlab.studies.compare.Comparison, got {type(comparison).__name__}")
     return comparison
 
 
@@ -64,7 +64,7 @@ def search_table(comparison: Comparison, shapes=None) -> Table:
 
     Examples
     --------
-    >>> from schedlab.compare import compare
+    >>> from schedlab.studies.compare import compare
     >>> c = compare([(4096, 4096, 4096)], ["exhaustive", "model"], seeds=range(10), budget=100)
     >>> t = search_table(c)
     >>> t.headers
@@ -88,7 +88,7 @@ def search_shape_table(comparison: Comparison, shape) -> Table:
 
     Examples
     --------
-    >>> from schedlab.compare import compare
+    >>> from schedlab.studies.compare import compare
     >>> c = compare([(16, 4096, 4096)], ["exhaustive", "random"], seeds=range(10), budget=100)
     >>> t = search_shape_table(c, (16, 4096, 4096))
     >>> t.headers
@@ -115,7 +115,7 @@ def search_summary_table(comparison: Comparison, groups) -> Table:
 
     Examples
     --------
-    >>> from schedlab.compare import compare
+    >>> from schedlab.studies.compare import compare
     >>> shapes = [(16, 4096, 4096), (1, 4096, 4096)]
     >>> c = compare(shapes, ["exhaustive"], seeds=range(5), budget=100)
     >>> search_summary_table(c, {"decode": shapes}).rows
@@ -137,7 +137,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
 
     Examples
     --------
-    >>> from schedlab.compare import descent_local_optima
+    >>> from schedlab.studies.compare import descent_local_optima
     >>> t = local_optima_table(descent_local_optima((4096, 4096, 4096), seeds=range(100)), k=1)
     >>> t.headers
     ('局部最优 (BM, BN, BK, warps, stages, GROUP_M)', '时间 / 最优', '停在这里的次数')
@@ -145,7 +145,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
     (('(256, 32, 32, 2, 3, 8)', '2.74', '6'),)
     """
     if not isinstance(local_optima, LocalOptima):
-        raise ValueError(f"local_optima must be a schedlab.compare.LocalOptima, got {type(local_optima).__name__}")
+        raise ValueError(f"local_optima must be a schedlab.studies.compare.LocalOptima, got {type(local_optima).__name__}")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     lo = local_optima
@@ -158,11 +158,11 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
 def descent_table(local_optima) -> Table:
     """Per shape: how often a single coordinate descent gets stuck, at how many points, at what cost.
 
-    ``local_optima`` is a sequence of :class:`~schedlab.compare.LocalOptima`, one per shape.
+    ``local_optima`` is a sequence of :class:`~schedlab.studies.compare.LocalOptima`, one per shape.
 
     Examples
     --------
-    >>> from schedlab.compare import descent_local_optima
+    >>> from schedlab.studies.compare import descent_local_optima
     >>> t = descent_table([descent_local_optima(s, seeds=range(100)) for s in [(16, 4096, 4096), (8, 8, 8)]])
     >>> t.headers
     ('形状', '卡住的比例', '不同的局部最优', '一次下降的测量')
@@ -174,7 +174,7 @@ def descent_table(local_optima) -> Table:
     records = tuple(local_optima)
     for lo in records:
         if not isinstance(lo, LocalOptima):
-            raise ValueError(f"local_optima must hold schedlab.compare.LocalOptima, got {type(lo).__name__}")
+            raise ValueError(f"local_optima must hold schedlab.studies.compare.LocalOptima, got {type(lo).__name__}")
     rows = [(lecture_short(lo.shape), fmt_percent(lo.rate), str(len(lo.where)), f"{lo.mean_measurements:.1f}")
             for lo in records]
     factor = fmt_pct(records[0].factor - 1) if records else ""

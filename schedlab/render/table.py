@@ -12,7 +12,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from ..space import GemmConfig
+from schedlab.core.space import GemmConfig
 
 __all__ = [
     "MISSING",

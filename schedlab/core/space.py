@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .caching import memoised
-from .hardware import Hardware, KiB, check_hardware, default
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware, KiB, check_hardware, default
 
 __all__ = [
     "SPACE",
@@ -121,7 +121,7 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
-        """Shared memory of the pipeline on the default machine (:func:`schedlab.hardware.default`), in bytes.
+        """Shared memory of the pipeline on the default machine (:func:`schedlab.core.hardware.default`), in bytes.
 
         See :func:`pipeline_smem_bytes`.
         """
@@ -258,7 +258,7 @@ def pipeline_smem_bytes(bm, bn, bk, stages, hw: Hardware):
 
     Examples
     --------
-    >>> from schedlab.hardware import H100_TC
+    >>> from schedlab.core.hardware import H100_TC
     >>> pipeline_smem_bytes(256, 128, 32, 4, H100_TC) // 1024  # KiB
     96
     """

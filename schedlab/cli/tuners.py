@@ -6,7 +6,7 @@
     python -m schedlab export 4096 4096 4096 --noise 0 --t4 t4.json   # and T4 results
     python -m schedlab tuners 4096 4096 4096 --seeds 50 -o book/data/tuner-runs-4096x4096x4096.npz
 
-``tuners`` records the real tuners' runs (:func:`schedlab.tuners.record_runs`) that the
+``tuners`` records the real tuners' runs (:func:`schedlab.studies.tuners.record_runs`) that the
 search page replays; it is the documented command that regenerates ``book/data``.
 """
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .cli_args import int_in, noise_sigma
-from .export import cache_document, t4_document, write_json
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE
-from .tuners import TUNERS, record_runs
+from schedlab.cli.args import int_in, noise_sigma
+from schedlab.studies.export import cache_document, t4_document, write_json
+from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
+from schedlab.studies.tuners import TUNERS, record_runs
 
 __all__ = ["add_parsers"]
 
@@ -52,7 +52,7 @@ def cmd_tuners(args) -> int:
 
 
 def add_parsers(sub) -> None:
-    """Add ``export`` and ``tuners`` to the subcommands ``sub`` of :func:`schedlab.__main__.build_parser`."""
+    """Add ``export`` and ``tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
     shape_help = "GEMM 的 {}（正整数）"
     p = sub.add_parser("export", help="把一个形状的地形写成 Kernel Tuner 缓存文件 / a landscape as a Kernel Tuner cache",
                        description="把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"

@@ -10,8 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import LECTURE_SHAPES, landscape, sensitivity, space_summary, transfer
-from .hardware import Hardware, check_hardware
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.core.landscape import landscape
+from schedlab.studies.sensitivity import sensitivity
+from schedlab.studies.space import space_summary
+from schedlab.studies.shapes import transfer
+from schedlab.core.hardware import Hardware, check_hardware
 
 __all__ = ["Claim", "seed_claims"]
 

@@ -2,7 +2,7 @@
 
 A tuner spends a *budget of measurements*. Here one measurement is one model
 evaluation of one configuration on one shape -- looked up in the precomputed
-:func:`schedlab.analysis.landscape`, which *is* the model, vectorised ahead of time --
+:func:`schedlab.core.landscape.landscape`, which *is* the model, vectorised ahead of time --
 times optional multiplicative noise, as a real timing would carry. :class:`Measurer`
 spells out the rules for one shape and one seed; every strategy obeys them (the tests
 replay each trace through a Measurer):
@@ -18,7 +18,7 @@ followed by its *core*, which runs many seeds at once (the contract: :func:`run_
 :func:`simulated_annealing`, :func:`evolutionary` and :func:`model_guided`, registered by
 name in :data:`STRATEGIES` (functions) and :data:`CORES` (cores). The same seed gives the
 same trace; the seed fixes both the strategy's own choices and the noise. The comparison
-study over shapes, strategies and seeds is :mod:`schedlab.compare`.
+study over shapes, strategies and seeds is :mod:`schedlab.studies.compare`.
 
 Randomness: seed ``s`` drives two independent numpy streams, ``default_rng([0, s])``
 for the noise (one lognormal factor per configuration, so every strategy run with seed
@@ -42,11 +42,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import Landscape, as_mnk, landscape, study_shapes
-from .caching import memoised
-from .hardware import Hardware, check_hardware
-from .model import tiling
-from .space import SPACE, GemmConfig, all_configs, launchable
+from schedlab.core.landscape import Landscape, landscape
+from schedlab.core.space import as_mnk
+from schedlab.core.shapes import study_shapes
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.model import tiling
+from schedlab.core.space import SPACE, GemmConfig, all_configs, launchable
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -85,7 +87,7 @@ __all__ = [
 DEFAULT_BUDGET = 300
 #: Default measurement noise: sigma of a lognormal factor, 3 % (a typical autotuning timing spread).
 DEFAULT_NOISE = 0.03
-#: The shapes :func:`schedlab.compare.compare` uses by default: :func:`schedlab.analysis.study_shapes` (22 distinct).
+#: The shapes :func:`schedlab.studies.compare.compare` uses by default: :func:`schedlab.core.shapes.study_shapes` (22 distinct).
 DEFAULT_SHAPES = study_shapes()
 
 _NOISE_STREAM, _STRATEGY_STREAM = 0, 1
@@ -355,7 +357,7 @@ class Measurer:
     >>> m.measure(1)
     Traceback (most recent call last):
     ...
-    schedlab.search.BudgetExhausted: budget of 2 measurements spent
+    schedlab.studies.search.BudgetExhausted: budget of 2 measurements spent
     >>> m.measure_config(GemmConfig(256, 256, 128, 8, 5, 1))
     Traceback (most recent call last):
     ...
@@ -1075,7 +1077,7 @@ def _core_model_guided(context, seeds, budget, factors, **_):
 
 #: Strategy name -> core (the contract: :func:`run_seeds`), in the order the comparison reports them.
 #: Read-only; a module adding a strategy passes ``{**CORES, name: core}`` to
-#: :func:`run_strategy` and :func:`schedlab.compare.compare` (``cores=``).
+#: :func:`run_strategy` and :func:`schedlab.studies.compare.compare` (``cores=``).
 CORES: Mapping[str, Core] = MappingProxyType({
     "exhaustive": _core_exhaustive,
     "random": _core_random,

@@ -2,23 +2,23 @@
 
 Each function takes computed results (a comparison, sign tests, measured lists) and
 returns a :class:`schedlab.render.Table` of short strings; the numbers come from
-:mod:`schedlab.stats`, :mod:`schedlab.tuners` and :mod:`schedlab.triton_configs`.
+:mod:`schedlab.core.stats`, :mod:`schedlab.studies.tuners` and :mod:`schedlab.studies.triton_configs`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .analysis import landscape
-from .landscapes import corner_optimum, good_set
-from .render import MISSING, STRATEGY_LABELS, Table, fmt_config, fmt_ratio, fmt_trials, shape_short
-from .stats import Interval, bootstrap_interval, sign_test
-from .triton_configs import ListResult
+from schedlab.core.landscape import landscape
+from schedlab.studies.landscapes import corner_optimum, good_set
+from schedlab.render import MISSING, STRATEGY_LABELS, Table, fmt_config, fmt_ratio, fmt_trials, shape_short
+from schedlab.core.stats import Interval, bootstrap_interval, sign_test
+from schedlab.studies.triton_configs import ListResult
 
 __all__ = ["TUNER_LABELS", "label", "fmt_interval", "interval_table", "median_table", "sign_table", "list_table",
            "landscape_table"]
 
-#: Tuner name in :data:`schedlab.tuners.TUNERS` -> how the page names it.
+#: Tuner name in :data:`schedlab.studies.tuners.TUNERS` -> how the page names it.
 TUNER_LABELS = {
     "kt_bayes_opt": "Kernel Tuner bayes_opt",
     "kt_diff_evo": "Kernel Tuner diff_evo",
@@ -105,7 +105,7 @@ def sign_table(comparison, shape, pairs) -> Table:
 def list_table(results) -> Table:
     """Config lists measured whole: cost, the list's best, and what the tuner keeps over seeds.
 
-    ``results`` maps a row label to a :class:`~schedlab.triton_configs.ListResult`.
+    ``results`` maps a row label to a :class:`~schedlab.studies.triton_configs.ListResult`.
     """
     rows = []
     for name, r in results.items():
@@ -120,12 +120,12 @@ def list_table(results) -> Table:
 
 
 def landscape_table(groups) -> Table:
-    """Groups of shapes sharing a good set (:func:`schedlab.landscapes.distinct_landscapes`), one row each.
+    """Groups of shapes sharing a good set (:func:`schedlab.studies.landscapes.distinct_landscapes`), one row each.
 
     Examples
     --------
     >>> from schedlab import LECTURE_SHAPES
-    >>> from schedlab.landscapes import distinct_landscapes
+    >>> from schedlab.studies.landscapes import distinct_landscapes
     >>> t = landscape_table(distinct_landscapes(LECTURE_SHAPES))
     >>> [row[1:] for row in t.rows]
     [('15', '(256, 128, 32, 8, 4, 1)', '是'), ('162', '(16, 16, 128, 1, 4, 1)', '是')]

@@ -1,21 +1,25 @@
 """The lecture's four demos on the console (``python -m schedlab demos``), one function each.
 
-Every number printed comes from :mod:`schedlab.analysis` / :mod:`schedlab.model` and is
+Every number printed comes from :mod:`schedlab.studies` / :mod:`schedlab.core.model` and is
 formatted by :mod:`schedlab.render`; the observations are sentences built around those
 numbers, never numbers typed into the text. :data:`DEMOS` numbers them for the command line
-(:mod:`schedlab.__main__`), which also reuses :data:`NEAR`, :data:`NEAR_TEXT` and :func:`bottleneck_phrase`.
+(:mod:`schedlab.cli.main`), which also reuses :data:`NEAR`, :data:`NEAR_TEXT` and :func:`bottleneck_phrase`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import render
-from .analysis import LECTURE_SHAPES, TIE_RTOL, landscape, sensitivity, space_summary, transfer
-from .console import print_header, print_observations, print_render_table
-from .hardware import H100_TC, default
-from .model import TERMS, explain
-from .space import SPACE, GemmConfig, reasons
+from schedlab import render
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.core.landscape import TIE_RTOL, landscape
+from schedlab.studies.sensitivity import sensitivity
+from schedlab.studies.space import space_summary
+from schedlab.studies.shapes import transfer
+from schedlab.console import print_header, print_observations, print_render_table
+from schedlab.core.hardware import H100_TC, default
+from schedlab.core.model import TERMS, explain
+from schedlab.core.space import SPACE, GemmConfig, reasons
 
 __all__ = ["DEMOS", "FAR", "NEAR", "NEAR_TEXT", "SQUARE", "bottleneck_phrase", "demo1_space", "demo2_landscape",
            "demo3_shapes", "demo4_sensitivity"]

@@ -1,6 +1,6 @@
 """argparse types of the console edition: each parses one option and says in one line what is wrong.
 
-Shared by :mod:`schedlab.__main__` and :mod:`schedlab.cli_tuners`.
+Shared by :mod:`schedlab.cli.main` and :mod:`schedlab.cli.tuners`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import argparse
 
 import numpy as np
 
-from .search import MAX_NOISE
+from schedlab.studies.search import MAX_NOISE
 
 __all__ = ["positive_int", "int_up_to", "int_in", "number_in", "noise_sigma"]
 

@@ -53,10 +53,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .caching import memoised
-from .hardware import Hardware, check_hardware
-from .space import (GemmConfig, as_mnk, check_knob, check_sequence, check_shape, config_array, launch_checks,
-                    pipeline_smem_bytes, reasons, warp_grid)
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.space import (GemmConfig, as_mnk, check_knob, check_sequence, check_shape, config_array, launch_checks, pipeline_smem_bytes, reasons, warp_grid)
 
 __all__ = ["TERMS", "ModelTerms", "Breakdown", "Tiling", "tiling", "evaluate", "evaluate_many", "gemm_time",
            "explain", "blocks_per_sm", "hbm_bytes"]
@@ -363,7 +362,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     M, N, K : int
         GEMM shape: ``C[M, N] = A[M, K] @ B[K, N]``.
     hw : Hardware, optional
-        Machine parameters (default: :func:`schedlab.hardware.default`).
+        Machine parameters (default: :func:`schedlab.core.hardware.default`).
 
     Returns
     -------
@@ -454,10 +453,10 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     Parameters
     ----------
     shapes : sequence of (M, N, K)
-        GEMM shapes (or :class:`schedlab.analysis.Shape`), each validated as by :func:`evaluate`.
+        GEMM shapes (or :class:`schedlab.core.shapes.Shape`), each validated as by :func:`evaluate`.
     configs : sequence of GemmConfig or array-like of shape (n, 6)
     hw : Hardware, optional
-        Machine parameters (default: :func:`schedlab.hardware.default`).
+        Machine parameters (default: :func:`schedlab.core.hardware.default`).
     terms : sequence of str
         The :class:`ModelTerms` fields to return (each costs ``8 n_shapes n_configs`` bytes).
 
@@ -746,7 +745,7 @@ def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = Non
     Examples
     --------
     >>> t = gemm_time(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096)
-    >>> from schedlab.hardware import H100_TC
+    >>> from schedlab.core.hardware import H100_TC
     >>> 2 * 4096**3 / t / H100_TC.peak_flops > 0.85
     True
     >>> gemm_time(GemmConfig(256, 256, 128, 8, 5, 1), 4096, 4096, 4096)

@@ -12,8 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import landscape, resolve_gpu
-from .space import as_mnk, check_sequence
+from schedlab.core.landscape import landscape
+from schedlab.core.hardware import resolve_gpu
+from schedlab.core.space import as_mnk, check_sequence
 
 __all__ = ["Measurement", "H100_MEASUREMENTS", "PublishedComparison", "published_comparison"]
 
@@ -83,9 +84,9 @@ def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -
     [515.2, 295.1]
     """
     measurements = check_sequence(H100_MEASUREMENTS if measurements is None else measurements, "measurements",
-                                  "schedlab.published.Measurement")
+                                  "schedlab.studies.published.Measurement")
     if not measurements or not all(isinstance(m, Measurement) for m in measurements):
-        raise ValueError("measurements must be a non-empty sequence of schedlab.published.Measurement")
+        raise ValueError("measurements must be a non-empty sequence of schedlab.studies.published.Measurement")
     pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
     shapes = tuple(dict.fromkeys(as_mnk(m.mnk) for m in measurements))
     libraries = tuple(dict.fromkeys(m.library for m in measurements))

@@ -1,17 +1,17 @@
 """Tuners people use, run under this chapter's rules: Kernel Tuner strategies and Optuna samplers.
 
-Each tuner here is a strategy like those of :mod:`schedlab.search`: a function of
-``(shape, budget, seed, noise, hw)`` that returns a :class:`~schedlab.search.SearchTrace`,
+Each tuner here is a strategy like those of :mod:`schedlab.studies.search`: a function of
+``(shape, budget, seed, noise, hw)`` that returns a :class:`~schedlab.studies.search.SearchTrace`,
 under the same rules:
 
 - the same budget of *unique launchable* measurements;
 - the same noise stream: configuration ``i`` measured with seed ``s`` takes the value
-  :class:`~schedlab.search.Measurer` returns for it (one lognormal factor per config);
+  :class:`~schedlab.studies.search.Measurer` returns for it (one lognormal factor per config);
 - unlaunchable configurations cost nothing: they are pruned before measuring.
 
 **Kernel Tuner** (:data:`KERNEL_TUNER_STRATEGIES`) runs in simulation mode: the shape's
 landscape, with seed ``s``'s measured times, is written as a Kernel Tuner cache file
-(:func:`schedlab.export.cache_document`) and ``kernel_tuner.tune_cache`` replays the
+(:func:`schedlab.studies.export.cache_document`) and ``kernel_tuner.tune_cache`` replays the
 strategy on it with ``max_fevals = budget``. Kernel Tuner counts unique evaluations of
 configurations that pass its restrictions -- the same count -- and the cache marks the
 unlaunchable ones ``InvalidConfig``, which it prunes. Every strategy runs with its
@@ -26,16 +26,16 @@ value for free. Optuna samplers propose repeats freely, so a run stops after
 (Optuna's GP sampler needs PyTorch, not a dependency here.)
 
 Seeds: both libraries draw from global or sampler RNGs seeded from
-``numpy.random.SeedSequence([1, seed])`` -- the stream :mod:`schedlab.search`'s strategies
+``numpy.random.SeedSequence([1, seed])`` -- the stream :mod:`schedlab.studies.search`'s strategies
 use for their own choices; the global ``random`` / ``numpy.random`` states are restored
 afterwards, and scipy's Latin hypercube, which two Kernel Tuner strategies build
 unseeded, draws from the same seed while they run. The same seed gives the same trace.
 
 A tuner that broke the rules (a config measured twice, an unlaunchable one, the budget
 overrun) raises instead of being reported: :func:`tuner_order` replays its order through a
-:class:`~schedlab.search.Measurer`, and :func:`tuner_core` -- the entry for compare's
+:class:`~schedlab.studies.search.Measurer`, and :func:`tuner_core` -- the entry for compare's
 strategy registry (``cores={**CORES, name: tuner_core(name)}``) -- is checked by
-:func:`schedlab.search.run_seeds`. :func:`recorded_cores` replays runs recorded once
+:func:`schedlab.studies.search.run_seeds`. :func:`recorded_cores` replays runs recorded once
 (:func:`record_runs`), since a page build cannot afford the tuners' minutes.
 """
 
@@ -54,11 +54,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .analysis import as_mnk, landscape
-from .export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
-from .hardware import Hardware, check_hardware
-from .search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
-from .space import SPACE, GemmConfig
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.studies.export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
+from schedlab.core.space import SPACE, GemmConfig
 
 __all__ = [
     "KERNEL_TUNER_STRATEGIES",
@@ -90,9 +91,9 @@ TUNERS = MappingProxyType({
     **{f"optuna_{s}": ("optuna", s) for s in OPTUNA_SAMPLERS},
 })
 
-_STRATEGY_STREAM = 1  # as schedlab.search: stream 1 seeds a strategy's own choices
+_STRATEGY_STREAM = 1  # as schedlab.studies.search: stream 1 seeds a strategy's own choices
 #: Where the search page's recorded runs live: ``book/data`` of the repository this package sits in.
-BOOK_DATA = Path(__file__).resolve().parent.parent / "book" / "data"
+BOOK_DATA = Path(__file__).resolve().parents[2] / "book" / "data"
 
 
 def _seed32(seed: int) -> int:
@@ -195,7 +196,7 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
     name : str
         A key of :data:`TUNERS` (``"kt_bayes_opt"``, ``"optuna_tpe"``, ...).
     shape, budget, seed, noise, hw
-        As in :func:`schedlab.search.random_search`.
+        As in :func:`schedlab.studies.search.random_search`.
 
     Returns
     -------
@@ -215,9 +216,9 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
 
 def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
               hw: Hardware | None = None) -> SearchTrace:
-    """One run of a real tuner as a :class:`~schedlab.search.SearchTrace`.
+    """One run of a real tuner as a :class:`~schedlab.studies.search.SearchTrace`.
 
-    :func:`schedlab.search.run_strategy` with this tuner's :func:`tuner_core`: the same trace
+    :func:`schedlab.studies.search.run_strategy` with this tuner's :func:`tuner_core`: the same trace
     the chapter's own strategies give, its order checked against the measuring rules.
 
     Examples
@@ -237,7 +238,7 @@ class TunerRuns:
     The real tuners take seconds per run (Kernel Tuner's ``bayes_opt`` about 4 s, Optuna's
     TPE about 5 s), too slow for a page build; :func:`record_runs` runs them once and
     :meth:`save` / :func:`load_runs` keep the orders in a small ``.npz`` file. An order
-    replays to the same :class:`~schedlab.search.SearchTrace` the live run gives.
+    replays to the same :class:`~schedlab.studies.search.SearchTrace` the live run gives.
     """
 
     shape: tuple[int, int, int]
@@ -330,7 +331,7 @@ def _runner(name: str):
 
 
 def tuner_core(name: str):
-    """A strategy core (the contract of :func:`schedlab.search.run_seeds`) that runs tuner ``name`` live.
+    """A strategy core (the contract of :func:`schedlab.studies.search.run_seeds`) that runs tuner ``name`` live.
 
     Seed row ``s`` meets the machine ``context.times * factors[s]``: the tuner's cache
     file (Kernel Tuner) or objective (Optuna) holds exactly those times.

@@ -1,13 +1,13 @@
 """Why model-guided search wins: the same search with plainer surrogates, and the landscape that lets them.
 
-:func:`schedlab.search.model_guided` fits a ridge regression of log(measured time) to static
+:func:`schedlab.studies.search.model_guided` fits a ridge regression of log(measured time) to static
 features and measures the predicted favourites. This module swaps its feature matrix and
 nothing else (same 16 random starts, batch of 8, ridge strength, budget, noise, seeds):
 
 ``linear``     the six knobs' log2 (6 features): a plane in log-knob space
 ``quadratic``  those and their 21 pairwise products and squares (27)
 ``one-hot``    one indicator per knob value (26): no order between values, no interactions
-``ours``       the chapter's 37 features (:func:`schedlab.search.feature_names`): the quadratic
+``ours``       the chapter's 37 features (:func:`schedlab.studies.search.feature_names`): the quadratic
                ones plus warp tile, occupancy, waves, wave fill, k-steps, padding, shared memory
 
 Each matrix is standardised over the launchable configurations, as the chapter's is.
@@ -18,9 +18,9 @@ smallest for decode), where a function linear in the log-knobs is lowest, so a p
 a few measurements already points there; and "within 5 %" of 4096^3 is one set of exact ties,
 so any surrogate that finds the corner is done.
 
-Like :mod:`schedlab.guides`, this runs the search chapter's own core
-(``schedlab.search.CORES["model"]`` through :func:`schedlab.search.run_seeds`) on a
-:class:`~schedlab.search.SearchContext` whose features alone are replaced.
+Like :mod:`schedlab.studies.guides`, this runs the search chapter's own core
+(``schedlab.studies.search.CORES["model"]`` through :func:`schedlab.studies.search.run_seeds`) on a
+:class:`~schedlab.studies.search.SearchContext` whose features alone are replaced.
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import search
-from .analysis import as_mnk, landscape
-from .guides import Cell
-from .stats import bootstrap_interval
-from .caching import memoised
-from .hardware import Hardware, check_hardware
-from .space import SPACE, GemmConfig, check_sequence, launchable
+from schedlab.studies import search
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.studies.guides import Cell
+from schedlab.core.stats import bootstrap_interval
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.space import SPACE, GemmConfig, check_sequence, launchable
 
 __all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "corner_optimum", "Plateau",
            "plateau"]

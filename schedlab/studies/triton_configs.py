@@ -35,10 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import as_mnk, landscape
-from .hardware import Hardware, check_hardware
-from .search import DEFAULT_NOISE, Measurer
-from .space import SPACE, GemmConfig
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.studies.search import DEFAULT_NOISE, Measurer
+from schedlab.core.space import SPACE, GemmConfig
 
 __all__ = ["TUTORIAL_FP16_CONFIGS", "TUTORIAL_FP8_CONFIGS", "TUTORIAL_CONFIGS", "INDUCTOR_MM_CONFIGS", "inductor_configs", "ListResult", "measure_list", "top_k"]
 

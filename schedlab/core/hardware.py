@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 
-__all__ = ["Hardware", "H100_TC", "H100_SOURCES", "H100_SXM", "A100_SXM4", "H200_SXM", "PROFILES", "PROFILE_SOURCES",
+__all__ = ["resolve_gpu", "Hardware", "H100_TC", "H100_SOURCES", "H100_SXM", "A100_SXM4", "H200_SXM", "PROFILES", "PROFILE_SOURCES",
            "DEFAULT_PROFILE", "profile", "KiB", "MiB", "check_hardware", "default", "using"]
 
 KiB = 1024
@@ -393,3 +393,18 @@ def using(hw: Hardware) -> Iterator[Hardware]:
         yield hw
     finally:
         _DEFAULT.reset(token)
+
+
+def resolve_gpu(gpu) -> tuple[str, Hardware]:
+    """``(label, machine)`` of a profile name (:func:`~schedlab.core.hardware.profile`) or a :class:`Hardware` (its name).
+
+    Examples
+    --------
+    >>> resolve_gpu("a100-sxm4")[1].n_sm, resolve_gpu(PROFILES["a100-sxm4"])[0]
+    (108, 'A100 SXM4 80GB')
+    """
+    if isinstance(gpu, Hardware):
+        return gpu.name, gpu
+    if isinstance(gpu, str):
+        return gpu, profile(gpu)
+    raise TypeError(f"gpus must hold profile names {tuple(PROFILES)} or Hardware, got {gpu!r} ({type(gpu).__name__})")

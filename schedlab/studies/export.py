@@ -17,7 +17,7 @@ The cache file
   Kernel Tuner's unit), ``times`` (the one measurement), ``model_time`` (the model's
   noise-free milliseconds: the truth a benchmark scores against) and zero compile,
   verification and benchmark times. A configuration that cannot launch (shared memory,
-  tensor-core tile or registers, see :mod:`schedlab.space`) has ``time:
+  tensor-core tile or registers, see :mod:`schedlab.core.space`) has ``time:
   "InvalidConfig"``, which Kernel Tuner reads as a configuration that fails its
   restrictions: ``tune_cache`` prunes it before any strategy can spend a measurement
   on it.
@@ -27,7 +27,7 @@ The noise model
 ---------------
 ``time = model_time * exp(noise * z)``, one standard normal ``z`` per launchable
 configuration drawn from ``numpy.random.default_rng([0, seed])`` over the launchable
-configurations in ``SPACE`` order: exactly the value :class:`schedlab.search.Measurer`
+configurations in ``SPACE`` order: exactly the value :class:`schedlab.studies.search.Measurer`
 returns for that configuration and seed, so a tuner run on the file meets the machine
 this chapter's strategies meet. ``noise=0`` writes the model's times.
 """
@@ -39,10 +39,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import as_mnk, landscape
-from .hardware import Hardware, check_hardware
-from .search import DEFAULT_NOISE, Measurer
-from .space import SPACE, all_configs
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.studies.search import DEFAULT_NOISE, Measurer
+from schedlab.core.space import SPACE, all_configs
 
 __all__ = ["TRITON_NAMES", "KERNEL_NAME", "cache_document", "cache_from_times", "t4_document", "write_json",
            "measured_times_s"]
@@ -57,7 +58,7 @@ _MS_PER_S = 1e3
 
 
 def measured_times_s(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware | None = None) -> np.ndarray:
-    """What :class:`~schedlab.search.Measurer` measures for every launchable config (seconds).
+    """What :class:`~schedlab.studies.search.Measurer` measures for every launchable config (seconds).
 
     Read through a Measurer whose budget covers every config, so the exported file and
     the chapter's strategies share one noise stream by construction.
@@ -105,7 +106,7 @@ def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardw
     """
     noise_model = ("time = model_time * exp(noise_sigma * z), one z ~ N(0, 1) per launchable config, "
                    "drawn by numpy.random.default_rng([0, seed]) over the launchable configs in "
-                   "schedlab.SPACE order (as schedlab.search.Measurer); 'InvalidConfig': cannot launch")
+                   "schedlab.SPACE order (as schedlab.studies.search.Measurer); 'InvalidConfig': cannot launch")
     return cache_from_times(shape, measured_times_s(shape, noise, seed, hw), hw,
                             {"noise_sigma": noise, "seed": seed, "noise_model": noise_model})
 
@@ -113,7 +114,7 @@ def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardw
 def cache_from_times(shape, measured_s, hw: Hardware | None = None, note=None) -> dict:
     """A Kernel Tuner cache of ``shape`` whose launchable config ``i`` measured ``measured_s[i]`` seconds.
 
-    :func:`cache_document` passes the Measurer's values; :mod:`schedlab.tuners` passes a
+    :func:`cache_document` passes the Measurer's values; :mod:`schedlab.studies.tuners` passes a
     strategy core's ``times * factors``. ``note`` (a dict) joins the ``schedlab`` block.
     """
     mnk = as_mnk(shape)

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis import Shape, as_mnk, landscape
-from .hardware import Hardware
-from .space import SPACE, GemmConfig
+from schedlab.core.shapes import Shape
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.core.hardware import Hardware
+from schedlab.core.space import SPACE, GemmConfig
 
 __all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "corner_optimum"]
 

@@ -6,7 +6,7 @@ configuration for all ``M`` is slow, so kernels are tuned per *bucket* of ``M`` 
 choice is cached. This module asks the model how few buckets are enough:
 
 - :func:`sweep` prices every launchable configuration at every ``M`` of a grid (all ``M`` in
-  one :func:`schedlab.model.evaluate_many`) and records how fast that went;
+  one :func:`schedlab.core.model.evaluate_many`) and records how fast that went;
 - :func:`greedy_cover` and :func:`exact_cover` find the fewest configurations such that
   every ``M`` has one within ``tol`` (5 %) of its own optimum -- minimum set cover, greedy
   and by exact branch-and-bound search over the candidates that are within ``tol``
@@ -36,11 +36,11 @@ import time
 from dataclasses import dataclass, field
 import numpy as np
 
-from .analysis import LLAMA8B_PROJECTIONS
-from .caching import memoised
-from .hardware import Hardware, check_hardware
-from .model import evaluate_many
-from .space import GemmConfig, check_sequence, check_shape, config_array, launchable
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.model import evaluate_many
+from schedlab.core.space import GemmConfig, check_sequence, check_shape, config_array, launchable
 
 __all__ = [
     "TOLERANCE",

@@ -1,15 +1,15 @@
 """The comparison study: every strategy, many seeds, many shapes -- how many measurements until good enough.
 
-:func:`compare` runs the strategy cores of :mod:`schedlab.search` for many seeds at once,
+:func:`compare` runs the strategy cores of :mod:`schedlab.studies.search` for many seeds at once,
 in lock step where a strategy allows it, so the full comparison (22 shapes x 6 strategies
 x 100 seeds) takes seconds, not minutes, and summarises each (shape, strategy) cell as a
 :class:`CellSummary` in a :class:`Comparison`. :func:`descent_local_optima` is the study
 of where single coordinate descents get stuck (:class:`LocalOptima`). Both are data in,
 data out.
 
-Strategies come from a registry, name -> core (default :data:`schedlab.search.CORES`):
+Strategies come from a registry, name -> core (default :data:`schedlab.studies.search.CORES`):
 another module adds a tuner without editing this file by writing a core that keeps the
-contract of :func:`schedlab.search.run_seeds` and passing ``cores={**CORES, name: core}``.
+contract of :func:`schedlab.studies.search.run_seeds` and passing ``cores={**CORES, name: core}``.
 """
 
 from __future__ import annotations
@@ -20,25 +20,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import as_mnk
-from .hardware import Hardware
-from .search import (
-    CORES,
-    DEFAULT_BUDGET,
-    DEFAULT_NOISE,
-    DEFAULT_SHAPES,
-    STRATEGIES,
-    Core,
-    check_count,
-    check_factor,
-    check_noise,
-    check_seeds,
-    first_within,
-    noise_factors,
-    run_seeds,
-    search_context,
-)
-from .space import GemmConfig, check_sequence
+from schedlab.core.space import as_mnk
+from schedlab.core.hardware import Hardware
+from schedlab.studies.search import (CORES, DEFAULT_BUDGET, DEFAULT_NOISE, DEFAULT_SHAPES, STRATEGIES, Core, check_count, check_factor, check_noise, check_seeds, first_within, noise_factors, run_seeds, search_context)
+from schedlab.core.space import GemmConfig, check_sequence
 
 __all__ = ["CellSummary", "Comparison", "LocalOptima", "compare", "descent_local_optima"]
 
@@ -161,7 +146,7 @@ def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: in
     shapes : iterable of Shape or (M, N, K)
         Default: the four lecture shapes and the twenty Llama-3-8B shapes.
     strategies : iterable of str or strategy functions, optional
-        Names from ``cores``, or functions of :data:`~schedlab.search.STRATEGIES`
+        Names from ``cores``, or functions of :data:`~schedlab.studies.search.STRATEGIES`
         (default: every strategy of ``cores``, in its order).
     seeds : iterable of int
         One run per seed (default ``range(100)``).
@@ -175,9 +160,9 @@ def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: in
     progress : callable, optional
         Called as ``progress(done, total, label)`` after each (shape, strategy) cell.
     cores : mapping of str to core, optional
-        The strategy registry, name -> core (default :data:`~schedlab.search.CORES`, the six).
+        The strategy registry, name -> core (default :data:`~schedlab.studies.search.CORES`, the six).
         A tuner from another module joins the comparison as ``cores={**CORES, name: core}``;
-        its core keeps the contract of :func:`schedlab.search.run_seeds`.
+        its core keeps the contract of :func:`schedlab.studies.search.run_seeds`.
 
     Returns
     -------
@@ -261,7 +246,7 @@ def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: fl
                          hw: Hardware | None = None) -> LocalOptima:
     """How often one coordinate descent from a random start gets stuck, and where.
 
-    Each seed runs :func:`~schedlab.search.coordinate_descent` with ``restarts=False`` and an unlimited
+    Each seed runs :func:`~schedlab.studies.search.coordinate_descent` with ``restarts=False`` and an unlimited
     budget, so every run ends in a local optimum of the measured times (no single-knob move
     improves it). With ``noise=0`` (the default) that is a local optimum of the model
     itself.

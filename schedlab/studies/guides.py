@@ -4,7 +4,7 @@ In the search chapter every tuner measures the very model that guides it, so a g
 ranks by the model is right by construction. Here the measurements come from a *truth* that
 differs from the lecture's model, and each guided tuner keeps what the lecture knows:
 
-Truths (what one measurement returns, before the 3 % timing noise of :mod:`schedlab.search`):
+Truths (what one measurement returns, before the 3 % timing noise of :mod:`schedlab.studies.search`):
 
 - :func:`effects_field`: the lecture's model times ``x exp(sigma f)``, ``f`` a seeded field of
   *unmodelled effects* (bank conflicts, instruction scheduling, register allocation: effects
@@ -23,22 +23,22 @@ Guided tuners (:data:`GUIDED`):
 ``top-k model``     Triton's ``prune_configs_by`` with a ``perf_model`` and ``top_k``: rank every
                     launchable configuration by the lecture's cost model (the default machine, ``H100_TC``) and
                     measure them in that order (``k`` = the trials spent).
-``top-k learned``   the same ranking from :func:`schedlab.learned.fit`'s ridge, trained on the
+``top-k learned``   the same ranking from :func:`schedlab.studies.learned.fit`'s ridge, trained on the
                     default machine's landscapes of the other projections (never on the shape itself).
-``model-guided``    :func:`schedlab.search.model_guided`: an online ridge on static features,
+``model-guided``    :func:`schedlab.studies.search.model_guided`: an online ridge on static features,
                     fitted to the measurements of the truth. It never sees a model time; its
                     features are computed for the machine it measures.
 
 Blind tuners (:data:`BLIND`): random search, coordinate descent, simulated annealing and the
-evolutionary search of :mod:`schedlab.search`, under the same rules (budget of unique
+evolutionary search of :mod:`schedlab.studies.search`, under the same rules (budget of unique
 launchable measurements, same noise stream ``default_rng([0, s])``, same seeds).
 
 :func:`guide_study` reports, for each truth and tuner, trials until the believed-best
 configuration is truly within 5 % of the *truth's* optimum, over the seeds, as medians with
 bootstrap 95 % intervals.
 
-Every tuner runs through :func:`schedlab.search.run_seeds` (the blind ones and model-guided
-search with their :data:`schedlab.search.CORES`, the rankings as a core that measures in the
+Every tuner runs through :func:`schedlab.studies.search.run_seeds` (the blind ones and model-guided
+search with their :data:`schedlab.studies.search.CORES`, the rankings as a core that measures in the
 guide's order), so each obeys exactly the measurement rules the search chapter documents;
 only the measured times change: the noise factors are multiplied by the truth's factor.
 """
@@ -51,12 +51,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import learned, search
-from .analysis import as_mnk, landscape, study_shapes
-from .caching import memoised
-from .hardware import Hardware, check_hardware
-from .space import SPACE, check_sequence, config_array
-from .stats import bootstrap_interval
+from schedlab.studies import learned, search
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.core.shapes import study_shapes
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.space import SPACE, check_sequence, config_array
+from schedlab.core.stats import bootstrap_interval
 
 __all__ = [
     "FIELD_SIGMAS",
@@ -187,7 +189,7 @@ def guide_ranking(guide: str, shape, hw: Hardware | None = None, guide_hw: Hardw
     """Indices into ``landscape(shape, hw).configs``, best first by ``guide`` on ``guide_hw``.
 
     ``guide`` is ``"top-k model"`` (the cost model's times) or ``"top-k learned"`` (the ridge of
-    :func:`schedlab.learned.fit` trained on the landscapes of every study shape of the other
+    :func:`schedlab.studies.learned.fit` trained on the landscapes of every study shape of the other
     projections). Ties keep ``SPACE`` order; a configuration the guide's machine cannot
     launch ranks last.
 
@@ -281,7 +283,7 @@ class GuideStudy:
 
 
 def _core_ranked(context, seeds, budget, factors, ranking):
-    """A strategy core (:func:`schedlab.search.run_seeds`) that measures in a guide's order, every seed alike."""
+    """A strategy core (:func:`schedlab.studies.search.run_seeds`) that measures in a guide's order, every seed alike."""
     return np.tile(np.asarray(ranking[:budget], dtype=np.int64), (len(seeds), 1)), None
 
 
@@ -297,7 +299,7 @@ def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = se
     tuners : iterable of str
         Names from :data:`TUNERS`.
     seeds : iterable of int
-        Seed ``s`` fixes the noise and the tuner's choices as in :mod:`schedlab.search`, and the
+        Seed ``s`` fixes the noise and the tuner's choices as in :mod:`schedlab.studies.search`, and the
         field of a :func:`field_truth`.
     budget : int
         Unique launchable measurements per run.

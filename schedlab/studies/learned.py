@@ -18,10 +18,10 @@ Features (:data:`FEATURE_SETS`), all base-2 logarithms unless marked:
                    (the occupancy calculator); waves ``ceil(blocks / (S r))`` with ``S`` the
                    machine's SMs (``Hardware.n_sm``); the fraction of the waves' block slots
                    used ``blocks / (waves S r)``; SMs busy ``min(blocks, S) / S``;
-                   all read from :func:`schedlab.model.tiling`;
+                   all read from :func:`schedlab.core.model.tiling`;
                  - k-steps ``ceil(K / BK)``;
                  - tile arithmetic intensity ``m n / (m + n)`` with ``m = min(BM, M)``, ``n = min(BN, N)``;
-                 - pipeline shared memory (:func:`schedlab.space.pipeline_smem_bytes`);
+                 - pipeline shared memory (:func:`schedlab.core.space.pipeline_smem_bytes`);
                  - one-stage indicator (not a log) and ``stages - 1`` loads in flight.
 
 No feature uses a hardware rate (FLOP/s, bytes/s, latency): the model learns those and how
@@ -32,7 +32,7 @@ The target is ``log(time_s)`` of every launchable configuration; the fit is ridg
 (numpy normal equations, standardised features, unpenalised intercept). Evaluation
 (:func:`cross_validate`) holds out whole groups of shapes -- every shape of one projection
 ``(N, K)`` (``split="projection"``) or of one token count ``M`` (``split="tokens"``) -- over the
-22 distinct shapes of :func:`schedlab.analysis.study_shapes`, and compares with two baselines that use the same
+22 distinct shapes of :func:`schedlab.core.shapes.study_shapes`, and compares with two baselines that use the same
 training landscapes: one fixed configuration for all shapes (the lowest geometric-mean
 slowdown over the training shapes) and the best configuration of the nearest training shape
 (in ``log M, log N, log K``).
@@ -52,11 +52,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .analysis import Shape, as_mnk, landscape, study_shapes
-from .caching import memoised
-from .hardware import H100_TC, Hardware, check_hardware
-from .model import tiling
-from .space import GemmConfig, check_sequence, config_array, launchable
+from schedlab.core.shapes import Shape, study_shapes
+from schedlab.core.space import as_mnk
+from schedlab.core.landscape import landscape
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import H100_TC, Hardware, check_hardware
+from schedlab.core.model import tiling
+from schedlab.core.space import GemmConfig, check_sequence, config_array, launchable
 
 __all__ = [
     "FEATURE_SETS",

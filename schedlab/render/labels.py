@@ -2,7 +2,7 @@
 
 One place for every label the tables (:mod:`schedlab.render`), the figures
 (:mod:`schedlab.figures`) and the console share, so a knob or a strategy is named the
-same way everywhere. Only :mod:`schedlab.space` and :mod:`schedlab.analysis` are
+same way everywhere. Only :mod:`schedlab.core.space` and :mod:`schedlab.core.shapes` are
 imported: the label of a search strategy or a cover is a string keyed by its name,
 and needs nothing from the module that runs it.
 
@@ -16,8 +16,9 @@ Examples
 
 from __future__ import annotations
 
-from .analysis import LECTURE_SHAPES, Shape, as_mnk
-from .space import SPACE
+from schedlab.core.shapes import LECTURE_SHAPES, Shape
+from schedlab.core.space import as_mnk
+from schedlab.core.space import SPACE
 
 __all__ = [
     "KNOB_LABELS",
@@ -71,7 +72,7 @@ CONFIG_HEADER = "(" + ", ".join(KNOB_SHORT.values()) + ")"
 
 # --- what the chapters compare --------------------------------------------------------------
 
-#: Strategy name in :data:`schedlab.search.STRATEGIES` -> its name in the lecture.
+#: Strategy name in :data:`schedlab.studies.search.STRATEGIES` -> its name in the lecture.
 STRATEGY_LABELS = {
     "exhaustive": "按列表穷举",
     "random": "随机搜索",
@@ -81,28 +82,28 @@ STRATEGY_LABELS = {
     "model": "代价模型引导",
 }
 
-#: Method of :data:`schedlab.learned.METHODS` -> its name in the lecture.
+#: Method of :data:`schedlab.studies.learned.METHODS` -> its name in the lecture.
 METHOD_LABELS = {
     "model": "学到的代价模型",
     "fixed": "固定一个配置",
     "nearest": "最近形状的最优",
 }
 
-#: Feature set of :data:`schedlab.learned.FEATURE_SETS` -> what it holds.
+#: Feature set of :data:`schedlab.studies.learned.FEATURE_SETS` -> what it holds.
 FEATURE_SET_LABELS = {
     "knobs": "只有旋钮和形状",
     "knobs+pairs": "旋钮、形状和它们的两两乘积",
     "tile": "旋钮、形状和块的算术",
 }
 
-#: Split of :data:`schedlab.learned.SPLITS` -> what one fold holds out.
+#: Split of :data:`schedlab.studies.learned.SPLITS` -> what one fold holds out.
 SPLIT_LABELS = {
     "projection": "每次留出一整个投影 (N, K)",
     "tokens": "每次留出一个 token 数 M",
     "both": "每次留出一个形状，并去掉和它同投影或同 M 的训练形状",
 }
 
-#: Tuner of :data:`schedlab.guides.TUNERS` -> its name in the lecture.
+#: Tuner of :data:`schedlab.studies.guides.TUNERS` -> its name in the lecture.
 TUNER_LABELS = {
     "top-k model": "代价模型排序，测前 k 个",
     "top-k learned": "学到的模型排序，测前 k 个",
@@ -110,7 +111,7 @@ TUNER_LABELS = {
     **{name: STRATEGY_LABELS[name] for name in ("random", "descent", "annealing", "evolutionary")},
 }
 
-#: Surrogate of :data:`schedlab.surrogates.SURROGATES` -> what it holds.
+#: Surrogate of :data:`schedlab.studies.surrogates.SURROGATES` -> what it holds.
 SURROGATE_LABELS = {
     "linear": "线性：6 个对数旋钮",
     "quadratic": "二次：对数旋钮及两两乘积",
@@ -118,13 +119,13 @@ SURROGATE_LABELS = {
     "ours": "本章的特征（含模型的量）",
 }
 
-#: Regression of :data:`schedlab.learned.MODELS` -> its name in the lecture.
+#: Regression of :data:`schedlab.studies.learned.MODELS` -> its name in the lecture.
 MODEL_LABELS = {
     "ridge": "岭回归",
     "boosted": "梯度提升树",
 }
 
-#: :attr:`schedlab.buckets.Cover.method` -> its name in the lecture.
+#: :attr:`schedlab.studies.buckets.Cover.method` -> its name in the lecture.
 COVER_LABELS = {
     "greedy": "集合覆盖（贪心）",
     "exact": "集合覆盖（最少）",
@@ -160,7 +161,7 @@ def cover_label(method: str) -> str:
 
 
 def fmt_shape(shape) -> str:
-    """``M×N×K`` of a :class:`~schedlab.analysis.Shape` or an ``(M, N, K)`` tuple.
+    """``M×N×K`` of a :class:`~schedlab.core.shapes.Shape` or an ``(M, N, K)`` tuple.
 
     Examples
     --------
@@ -182,7 +183,7 @@ def shape_name(shape) -> str:
 
 
 def shape_short(shape) -> str:
-    """The short name of a :class:`~schedlab.analysis.Shape` (for column headers), else ``M×N×K``.
+    """The short name of a :class:`~schedlab.core.shapes.Shape` (for column headers), else ``M×N×K``.
 
     A tuple stays ``M×N×K`` even when it is a lecture shape's (see :func:`lecture_short`).
 
@@ -197,7 +198,7 @@ def shape_short(shape) -> str:
 
 
 def _lecture_shape(shape) -> Shape | None:
-    """The lecture's :class:`~schedlab.analysis.Shape` with the same ``(M, N, K)``, if there is one."""
+    """The lecture's :class:`~schedlab.core.shapes.Shape` with the same ``(M, N, K)``, if there is one."""
     mnk = as_mnk(shape)
     return next((s for s in LECTURE_SHAPES if s.mnk == mnk), None)
 

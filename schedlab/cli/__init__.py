@@ -1,0 +1,1 @@
+"""The console edition of the lecture: ``python -m schedlab`` (argparse, the demos, the tools)."""

@@ -1,0 +1,66 @@
+"""Hardware transfer (the GPU chapter): each GPU's optimum on one shape, and what it costs on the others."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.core.hardware import PROFILES, Hardware, resolve_gpu
+from schedlab.core.landscape import landscape
+from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+
+@dataclass(frozen=True)
+class HardwareTransfer:
+    """Each GPU's optimum on one shape, and what it costs on every other GPU.
+
+    ``matrix[i, j]`` is the time of GPU ``i``'s optimum run on GPU ``j`` over GPU ``j``'s own
+    best time: 1 on the diagonal, ``inf`` where GPU ``i``'s optimum cannot launch on GPU ``j``.
+    """
+
+    shape: tuple[int, int, int]
+    gpus: tuple[str, ...]
+    hardware: tuple[Hardware, ...]
+    optima: tuple[GemmConfig, ...]
+    best_time_s: np.ndarray
+    best_tflops: np.ndarray
+    matrix: np.ndarray
+
+
+def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
+    """Tune ``shape`` on every GPU and run each GPU's optimum on every other one.
+
+    Parameters
+    ----------
+    shape : Shape or (M, N, K)
+        One GEMM shape.
+    gpus : sequence of str or Hardware
+        Profile names from :data:`~schedlab.core.hardware.PROFILES` (default: all of them) or machines.
+
+    Examples
+    --------
+    >>> t = hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"])
+    >>> t.gpus, [c.as_tuple() for c in t.optima]
+    (('h100-lecture', 'a100-sxm4'), [(256, 128, 32, 8, 4, 1), (128, 128, 16, 8, 4, 1)])
+    >>> t.matrix.round(2).tolist()  # the A100's pick is 1.76 x slower than the best on the H100
+    [[1.0, 1.0], [1.76, 1.0]]
+    """
+    mnk = as_mnk(shape)
+    pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
+    if not pairs:
+        raise ValueError("gpus must name at least one GPU")
+    labels = tuple(label for label, _hw in pairs)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"gpus must be distinct, got {labels}")
+    lands = [landscape(mnk, hw) for _label, hw in pairs]
+    optima = tuple(land.best for land in lands)
+    matrix = np.array([[land.time_of(opt) / land.best_time_s for land in lands] for opt in optima])
+    return HardwareTransfer(
+        shape=mnk,
+        gpus=labels,
+        hardware=tuple(hw for _label, hw in pairs),
+        optima=optima,
+        best_time_s=np.array([land.best_time_s for land in lands]),
+        best_tflops=np.array([land.best_tflops for land in lands]),
+        matrix=matrix,
+    )
