@@ -9,6 +9,7 @@ import numpy as np
 from schedlab.core.hardware import PROFILES, Hardware, resolve_gpu
 from schedlab.core.landscape import landscape
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+from schedlab.studies.shapes import cross_costs
 
 @dataclass(frozen=True)
 class HardwareTransfer:
@@ -53,14 +54,4 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
     if len(set(labels)) != len(labels):
         raise ValueError(f"gpus must be distinct, got {labels}")
     lands = [landscape(mnk, hw) for _label, hw in pairs]
-    optima = tuple(land.best for land in lands)
-    matrix = np.array([[land.time_of(opt) / land.best_time_s for land in lands] for opt in optima])
-    return HardwareTransfer(
-        shape=mnk,
-        gpus=labels,
-        hardware=tuple(hw for _label, hw in pairs),
-        optima=optima,
-        best_time_s=np.array([land.best_time_s for land in lands]),
-        best_tflops=np.array([land.best_tflops for land in lands]),
-        matrix=matrix,
-    )
+    return HardwareTransfer(shape=mnk, gpus=labels, hardware=tuple(hw for _label, hw in pairs), **cross_costs(lands))

@@ -11,6 +11,9 @@ from schedlab.core.landscape import landscape
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence
 
+__all__ = ["Transfer", "transfer", "cross_costs"]
+
+
 @dataclass(frozen=True)
 class Transfer:
     """Each shape's optimum, and what it costs on every other shape.
@@ -37,13 +40,26 @@ def transfer(shapes=LECTURE_SHAPES, hw: Hardware | None = None) -> Transfer:
     shapes = check_sequence(shapes, "shapes", "(M, N, K)")
     if not shapes:
         raise ValueError("shapes must name at least one (M, N, K)")
-    lands = [landscape(as_mnk(s), hw) for s in shapes]
+    return Transfer(shapes=shapes, **cross_costs([landscape(as_mnk(s), hw) for s in shapes]))
+
+
+def cross_costs(lands) -> dict:
+    """Each landscape's optimum, and its cost on every landscape: the fields shared by :class:`Transfer`
+    and the GPU chapter's :class:`~schedlab.studies.gpus.HardwareTransfer`.
+
+    ``matrix[i, j]`` is the time of landscape ``i``'s optimum on landscape ``j`` over ``j``'s best
+    (``inf`` where it cannot launch there).
+
+    Examples
+    --------
+    >>> costs = cross_costs([landscape((4096, 4096, 4096)), landscape((16, 4096, 4096))])
+    >>> sorted(costs), costs["matrix"].diagonal().tolist()
+    (['best_tflops', 'best_time_s', 'matrix', 'optima'], [1.0, 1.0])
+    """
     optima = tuple(land.best for land in lands)
-    matrix = np.array([[land_b.time_of(opt) / land_b.best_time_s for land_b in lands] for opt in optima])
-    return Transfer(
-        shapes=shapes,
+    return dict(
         optima=optima,
         best_time_s=np.array([land.best_time_s for land in lands]),
         best_tflops=np.array([land.best_tflops for land in lands]),
-        matrix=matrix,
+        matrix=np.array([[land.time_of(opt) / land.best_time_s for land in lands] for opt in optima]),
     )
