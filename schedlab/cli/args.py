@@ -11,7 +11,13 @@ import numpy as np
 
 from schedlab.studies.search import MAX_NOISE
 
-__all__ = ["positive_int", "int_up_to", "int_in", "number_in", "noise_sigma"]
+__all__ = ["add_shape_arguments", "positive_int", "int_up_to", "int_in", "number_in", "noise_sigma"]
+
+
+def add_shape_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the positional ``M N K`` of a GEMM shape to a subcommand's ``parser`` (checked by the model)."""
+    for name in ("M", "N", "K"):
+        parser.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
 
 
 def int_in(low: int, high: int):

@@ -34,7 +34,7 @@ from schedlab import render
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.landscape import landscape
 from schedlab.studies.compare import compare
-from schedlab.cli.args import int_up_to, noise_sigma, number_in, positive_int
+from schedlab.cli.args import add_shape_arguments, int_up_to, noise_sigma, number_in, positive_int
 from schedlab.console import print_render_table
 from schedlab.cli.demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
 from schedlab.core.hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, profile, using
@@ -143,8 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("top", help="某个形状上最快的配置 / fastest configs for a shape",
                        description="列出 M×N×K FP16 矩阵乘法上模型时间最短的配置。")
-    for name in ("M", "N", "K"):
-        p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
+    add_shape_arguments(p)
     p.add_argument("-n", type=positive_int, default=10, help="列出几个（默认 10） / how many (default 10)")
     p.set_defaults(func=cmd_top)
 
@@ -155,8 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, knob in (("BM", "bm"), ("BN", "bn"), ("BK", "bk"), ("WARPS", "warps"), ("STAGES", "stages"),
                        ("GROUP", "group")):
         p.add_argument(name, type=int, help=f"{render.KNOB_LABELS[knob]}，取 {' / '.join(map(str, SPACE[knob]))}")
-    for name in ("M", "N", "K"):
-        p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
+    add_shape_arguments(p)
     p.set_defaults(func=cmd_explain)
 
     labels = "；".join(f"{name}：{render.STRATEGY_LABELS[name]}" for name in STRATEGIES)
@@ -166,8 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "（中位数、90% 分位数、预算内到达的比例）。"
                                    f"策略：{labels}。"
                                    " / Trials until a strategy's believed-best config is within 5% of the optimum.")
-    for name in ("M", "N", "K"):
-        p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数）")
+    add_shape_arguments(p)
     p.add_argument("--strategy", nargs="+", action="extend", choices=tuple(STRATEGIES), metavar="NAME",
                    help=f"只比较这些策略（可写多个，默认全部）：{', '.join(STRATEGIES)}")
     p.add_argument("--seeds", type=_seed_count, default=100,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from schedlab.cli.args import int_in, noise_sigma
+from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
 from schedlab.studies.export import cache_document, t4_document, write_json
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
 from schedlab.studies.tuners import TUNERS, record_runs
@@ -53,13 +53,11 @@ def cmd_tuners(args) -> int:
 
 def add_parsers(sub) -> None:
     """Add ``export`` and ``tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    shape_help = "GEMM 的 {}（正整数）"
     p = sub.add_parser("export", help="把一个形状的地形写成 Kernel Tuner 缓存文件 / a landscape as a Kernel Tuner cache",
                        description="把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"
                                    "写成 Kernel Tuner 的缓存文件，不能启动的标为 InvalidConfig；任何调优器都可以用"
                                    " kernel_tuner.tune_cache 在上面跑。 / Write the landscape as a Kernel Tuner cache file.")
-    for name in ("M", "N", "K"):
-        p.add_argument(name, type=int, help=shape_help.format(name))
+    add_shape_arguments(p)
     p.add_argument("-o", "--output", type=Path, default=Path("cache.json"), help="输出文件（默认 cache.json）")
     p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE,
                    help=f"对数正态噪声的 σ（默认 {DEFAULT_NOISE:g}；0 写模型时间） / noise sigma")
@@ -71,8 +69,7 @@ def add_parsers(sub) -> None:
                        description="在 M×N×K 上让 Kernel Tuner 的策略（模拟模式）和 Optuna 的采样器按本讲的规则各跑"
                                    " --seeds 个种子，把每次测量的顺序存成 .npz（搜索一页读它）。很慢：每个种子几十秒。"
                                    " / Record the real tuners' measurement orders (slow).")
-    for name in ("M", "N", "K"):
-        p.add_argument(name, type=int, help=shape_help.format(name))
+    add_shape_arguments(p)
     p.add_argument("--seeds", type=int_in(1, MAX_TUNER_SEEDS), default=50,
                    help="种子数 0 … n−1（默认 50）")
     p.add_argument("--budget", type=int_in(1, 10**6), default=DEFAULT_BUDGET,
