@@ -124,13 +124,13 @@ def test_extreme_points_by_linear_program():
     assert not surrogates._extreme(points, inner)
 
 
-def test_corner_optimum_is_on_the_plateau_or_none():
+def test_hull_vertex_optimum_is_on_the_plateau_or_none():
     for shape in [SQUARE, (16, 4096, 4096), (64, 4096, 4096)]:
         land = landscape(shape)
-        c = surrogates.corner_optimum(shape)
+        c = surrogates.hull_vertex_optimum(shape)
         if c is not None:
             assert land.time_of(c) <= 1.05 * land.best_time_s
-    assert surrogates.corner_optimum((64, 4096, 4096)) is None
+    assert surrogates.hull_vertex_optimum((64, 4096, 4096)) is None
 
 
 def test_plateau_counts_ties():

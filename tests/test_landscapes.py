@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from schedlab import SPACE, GemmConfig, LECTURE_SHAPES, landscape
-from schedlab.studies.landscapes import MID_BOX_SHAPES, corner_optimum, distinct_landscapes, good_set
+from schedlab.studies.landscapes import MID_BOX_SHAPES, optimum_at_box_corner, distinct_landscapes, good_set
 
 
 def _brute_corner(shape) -> bool:
@@ -27,12 +27,12 @@ def _brute_corner(shape) -> bool:
 
 
 @pytest.mark.parametrize("shape", [s.mnk for s in LECTURE_SHAPES + MID_BOX_SHAPES] + [(64, 4096, 4096)])
-def test_corner_optimum_agrees_with_brute_force(shape):
-    assert corner_optimum(shape) == _brute_corner(shape)
+def test_optimum_at_box_corner_agrees_with_brute_force(shape):
+    assert optimum_at_box_corner(shape) == _brute_corner(shape)
 
 
 def test_mid_box_shapes_are_off_the_corners_and_new_landscapes():
-    assert not any(corner_optimum(s) for s in MID_BOX_SHAPES)
+    assert not any(optimum_at_box_corner(s) for s in MID_BOX_SHAPES)
     groups = distinct_landscapes(LECTURE_SHAPES + MID_BOX_SHAPES)
     assert len(groups) == 2 + len(MID_BOX_SHAPES)  # each mid-box shape is a landscape of its own
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.landscape import landscape
-from schedlab.studies.landscapes import corner_optimum, good_set
+from schedlab.studies.landscapes import optimum_at_box_corner, good_set
 from schedlab.render import MISSING, STRATEGY_LABELS, Table, fmt_config, fmt_ratio, fmt_trials, shape_short
 from schedlab.core.stats import Interval, bootstrap_interval, sign_test
 from schedlab.studies.triton_configs import ListResult
@@ -134,6 +134,6 @@ def landscape_table(groups) -> Table:
     for group in groups:
         best = landscape(group[0]).best
         rows.append(("、".join(shape_short(s) for s in group), str(len(good_set(group[0]))),
-                     fmt_config(best), "是" if corner_optimum(group[0]) else "否"))
+                     fmt_config(best), "是" if optimum_at_box_corner(group[0]) else "否"))
     return Table("好配置集合相同的形状算一种地形：每行一种（好配置 = 离最优 5% 以内）",
                  ("形状", "好配置个数", "最优（之一）", "最优在角上"), rows)

@@ -6,12 +6,14 @@ within 5 % of its optimum. Two shapes with the same good set are the same test t
 256 x 128 x 32, 8 warps, 4 stages, any GROUP_M). :func:`distinct_landscapes` groups a
 list of shapes by good set.
 
-Where the optimum sits matters as much. :func:`corner_optimum` asks whether some
+Where the optimum sits matters as much. :func:`optimum_at_box_corner` asks whether some
 optimal config has every knob at an end of its launchable range (one step further,
 with the other knobs fixed, leaves ``SPACE`` or cannot launch): a vertex of the pruned
 knob box. There a surrogate that is linear in the log-knobs finds it by extrapolating;
 in the middle of the box it has to fit a curve. :data:`MID_BOX_SHAPES` are shapes
-whose optima are not at such a corner, added to the study for that reason.
+whose optima are not at such a corner, added to the study for that reason. (The guides
+chapter's :func:`schedlab.studies.surrogates.hull_vertex_optimum` asks a different question: whether
+the 5 % plateau holds a vertex of the launchable set's convex hull.)
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from schedlab.core.landscape import landscape
 from schedlab.core.hardware import Hardware
 from schedlab.core.space import SPACE, GemmConfig
 
-__all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "corner_optimum"]
+__all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "optimum_at_box_corner"]
 
 #: Shapes whose optimum lies inside the pruned knob box (mid-size batches), found by scanning
 #: M x N x K grids for optima off every corner (tests/test_landscapes.py checks each).
@@ -81,12 +83,12 @@ def _at_edge(index, cfg: GemmConfig) -> bool:
     return True
 
 
-def corner_optimum(shape, hw: Hardware | None = None) -> bool:
+def optimum_at_box_corner(shape, hw: Hardware | None = None) -> bool:
     """Whether some optimal config of ``shape`` sits at a corner of the pruned knob box.
 
     Examples
     --------
-    >>> corner_optimum((4096, 4096, 4096)), corner_optimum((256, 4096, 4096))
+    >>> optimum_at_box_corner((4096, 4096, 4096)), optimum_at_box_corner((256, 4096, 4096))
     (True, False)
     """
     land = landscape(shape, hw)

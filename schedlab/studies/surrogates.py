@@ -12,11 +12,14 @@ nothing else (same 16 random starts, batch of 8, ridge strength, budget, noise, 
 
 Each matrix is standardised over the launchable configurations, as the chapter's is.
 
-The landscape explains the table (:func:`corner_optimum`, :func:`plateau`): on most shapes the
-optimum's plateau holds a corner of the space (largest tiles and most warps for big shapes,
-smallest for decode), where a function linear in the log-knobs is lowest, so a plane fitted to
-a few measurements already points there; and "within 5 %" of 4096^3 is one set of exact ties,
-so any surrogate that finds the corner is done.
+The landscape explains the table (:func:`hull_vertex_optimum`, :func:`plateau`): on most shapes the
+optimum's plateau holds a vertex of the launchable set's convex hull in log2-knob space (largest
+tiles and most warps for big shapes, smallest for decode), where a function linear in the
+log-knobs is lowest, so a plane fitted to a few measurements already points there; and "within
+5 %" of 4096^3 is one set of exact ties, so any surrogate that finds the vertex is done. (A hull
+vertex is not the box corner of :func:`schedlab.studies.landscapes.optimum_at_box_corner`, which moves
+one knob at a time and looks at exact ties only: 96 x 4096 x 4096 has no optimum at a box corner
+but a hull vertex within 5 %.)
 
 Like :mod:`schedlab.studies.guides`, this runs the search chapter's own core
 (``schedlab.studies.search.CORES["model"]`` through :func:`schedlab.studies.search.run_seeds`) on a
@@ -39,7 +42,7 @@ from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import SPACE, GemmConfig, check_sequence, launchable
 
-__all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "corner_optimum", "Plateau",
+__all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "hull_vertex_optimum", "Plateau",
            "plateau"]
 
 #: The surrogates compared, plainest first; ``ours`` is the chapter's feature set.
@@ -153,20 +156,20 @@ def _extreme(points: np.ndarray, i: int) -> bool:
     return linprog(np.zeros(len(others)), A_eq=A, b_eq=b, bounds=(0, None), method="highs").status == 2
 
 
-def corner_optimum(shape, factor: float = 1.05, hw: Hardware | None = None) -> GemmConfig | None:
-    """The first configuration (``SPACE`` order) within ``factor`` of the optimum at a corner of the space.
+def hull_vertex_optimum(shape, factor: float = 1.05, hw: Hardware | None = None) -> GemmConfig | None:
+    """The first configuration (``SPACE`` order) within ``factor`` of the optimum at a vertex of the launchable hull.
 
-    A corner is an extreme point of the launchable configurations in log2-knob space: some
+    A hull vertex is an extreme point of the launchable configurations in log2-knob space: some
     function linear in the six log-knobs is lowest there and nowhere else, so a surrogate
-    linear in the log-knobs can rank it first. ``None`` if the optimum's plateau has no corner.
+    linear in the log-knobs can rank it first. ``None`` if the optimum's plateau holds no vertex.
     Candidates come from qhull's hull vertices; each is confirmed by a linear program (qhull
     also lists points that only lie on a face of the degenerate, grid-like set).
 
     Examples
     --------
-    >>> corner_optimum((4096, 4096, 4096)).as_tuple()
+    >>> hull_vertex_optimum((4096, 4096, 4096)).as_tuple()
     (256, 128, 32, 8, 5, 1)
-    >>> corner_optimum((64, 4096, 4096)) is None  # 32 x 32 tiles: the middle of the box
+    >>> hull_vertex_optimum((64, 4096, 4096)) is None  # 32 x 32 tiles: the middle of the box
     True
     """
     hw = check_hardware(hw)
