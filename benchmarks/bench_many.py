@@ -26,7 +26,7 @@ import tracemalloc
 import numpy as np
 
 from schedlab import clear_caches, evaluate, launchable
-from schedlab.core.model import MANY_CHUNK_CELLS, evaluate_many
+from schedlab.core.model.engine import MANY_CHUNK_CELLS, evaluate_many
 
 
 def timed(fn):

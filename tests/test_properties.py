@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, SPACE, GemmConfig, clear_caches, evaluate, gemm_time, landscape
-import schedlab.core.model
+import schedlab.core.model.engine
 from schedlab.core.model import TERMS, ModelTerms, evaluate_many
 
 from tests.strategies import (config_subsets, configs, dims, hardware, launchable_configs, shapes, unlaunchable_configs)
@@ -175,7 +175,7 @@ class TestDeterminismAndAgreement:
         """evaluate_many (shapes broadcast, one HBM replay across shapes, chunked) prices exactly as evaluate."""
         fields = tuple(f for f in ModelTerms.__dataclass_fields__)
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(schedlab.core.model, "MANY_CHUNK_CELLS", chunk)  # 1: every shape its own chunk
+            mp.setattr(schedlab.core.model.engine, "MANY_CHUNK_CELLS", chunk)  # 1: every shape its own chunk
             batched = evaluate_many(many, cfgs, hw, terms=fields)
         for i, shape in enumerate(many):
             one = evaluate(cfgs, *shape, hw)
@@ -188,7 +188,7 @@ class TestDeterminismAndAgreement:
     def test_many_shapes_time_alone_equals_one_shape_at_a_time(self, cfgs, many, hw, chunk):
         """Asked for time_s alone, evaluate_many skips the replays its HBM bound rules out: same times."""
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(schedlab.core.model, "MANY_CHUNK_CELLS", chunk)
+            mp.setattr(schedlab.core.model.engine, "MANY_CHUNK_CELLS", chunk)
             batched = evaluate_many(many, cfgs, hw)["time_s"]
         for i, shape in enumerate(many):
             assert np.array_equal(batched[i], evaluate(cfgs, *shape, hw).time_s), shape
