@@ -255,11 +255,11 @@ class TestMoreHardwareNeverSlower:
         """With ``times`` x the SMs each new wave runs exactly ``times`` old waves at once: on-chip work
         per wave is unchanged, fewer fills and epilogues, and HBM moves the kernel's bytes in one queue.
 
-        Two limits of the model (documented in model.py) are kept out: only a multiple of the SMs (a few
-        more regroup blocks into less balanced waves), and an L2 that holds any wave's panels (1 GiB; a
-        generated shape touches at most 2 x 8192 x 8192 x 2 B = 256 MiB), because the L2 survival rule
-        works on whole waves: when a merged wave overflows L2, the half its successor needs is lost with
-        the rest (on H100-like machines up to 2 % slower on 0.02 % of pairs).
+        Two limits of the model (documented in schedlab.core.model.terms) are kept out: only a multiple
+        of the SMs (a few more regroup blocks into less balanced waves), and an L2 that holds any wave's
+        panels (1 GiB; a generated shape touches at most 2 x 8192 x 8192 x 2 B = 256 MiB), because the
+        L2 survival rule works on whole waves: when a merged wave overflows L2, the half its successor
+        needs is lost with the rest (on H100-like machines up to 2 % slower on 0.02 % of pairs).
         """
         hw = dataclasses.replace(hw, l2_bytes=2**30)
         better = dataclasses.replace(hw, n_sm=hw.n_sm * times)

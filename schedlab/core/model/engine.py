@@ -1,355 +1,29 @@
-"""Analytical cost model: time = max(terms) per k-step, times steps and waves, plus fill and epilogue.
+"""The pricing engine: :func:`evaluate` prices configurations on one shape, :func:`evaluate_many` on many.
 
-One vectorised core, :func:`evaluate`, prices an array of configurations on one GEMM
-shape in a single numpy pass; :func:`gemm_time` and :func:`explain` are thin
-wrappers over it, so the scalar and vector paths agree exactly.
-
-Per wave and per k-step, every resident block is limited by the slowest of six
-resources (all times in seconds):
-
-``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
-``t_smem_s``     shared memory: each warp reads its A and B strips, 128 B/clk per SM
-``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
-``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip
-``t_hbm_s``      HBM: the kernel's HBM bytes (grouped launch order replayed), spread over all its k-steps
-``t_latency_s``  Little's law: ``stages - 1`` loads in flight hide one latency; no overlap at all for 1 stage
-
-Each wave adds a pipeline fill (one latency before the first mma) and an epilogue
-(writing C through the port and L2).
-
-HBM is one queue for the whole kernel: waves overlap at their edges and the HBM serves
-every wave's misses and write-backs in turn, so the kernel's k-steps last
-``max(sum over waves of k * (slowest on-chip term), bytes_hbm / BW)``, fills and epilogues
-added. Each wave is thereby charged only its own on-chip work, and HBM its true total
-(the bytes the replay counts, each moved once): a small last wave no longer pays a full
-wave's per-step share of HBM. ``t_hbm_s`` reports that total spread over every k-step.
-(A strict per-wave charge, each wave paying its own bytes, was tried: the prefill's first
-wave then pays all its cold misses (116 MiB in 128 k-steps, just above its compute time)
-while the light second wave idles the HBM, so GROUP_M = 4 beats GROUP_M = 1, against
-claim C6; letting the fill or epilogue hide part of a wave's transfer rescues C6 but moves
-decode past C7's band or leaves N = 16768 slower than N = 16769, the explicit example of
-the monotonicity test.) Consequences the tests pin down: the kernel never beats its own HBM floor
-(``time >= bytes_hbm / BW``); more HBM, L2, shared-memory or port bandwidth, or a faster
-clock, never make a configuration slower; nor does an integer multiple of the SMs while
-L2 holds every wave's panels.
-
-The module is longer than 500 lines on purpose: the tiling record, the HBM replay, the pricing
-core and its one-shape and many-shape faces share private helpers (``_tiling``, ``_replay_many``,
-``_price``, ``_on_chip``, ``_groups``, ``_hbm_bound_s``) that a split would have to make public.
-
-Known limits: the on-chip terms, the L2 term and the L2 survival rule act wave by wave.
-So a few more SMs (not a multiple) can regroup the blocks into less balanced waves, and a
-multiple of the SMs can merge waves into one that overflows L2, losing (by the survival
-rule) the panels its successor needed; either can price a configuration slightly slower.
+Every path goes through :func:`_price`: it takes the on-chip terms of
+:func:`~schedlab.core.model.terms.on_chip_terms`, the HBM term of
+:func:`~schedlab.core.model.hbm.hbm_term` and combines them with
+:func:`~schedlab.core.model.terms.kernel_time`; :func:`gemm_time` and :func:`explain` are thin
+wrappers over :func:`evaluate`, so the scalar and vector paths agree exactly. Work is shared among
+configurations (:class:`_Groups`): the on-chip terms once per ``(bm, bn, bk, warps, stages)``, the HBM
+replay once per launch order ``(bm, bn, group, per_wave)`` and shape; :func:`evaluate_many` prices
+shapes in chunks of at most :data:`MANY_CHUNK_CELLS` cells.
 """
 
 from __future__ import annotations
 
-import functools
-import math
-import numbers
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import (GemmConfig, as_mnk, check_knob, check_sequence, check_shape, config_array, launch_checks, pipeline_smem_bytes, reasons, warp_grid)
+from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term
+from schedlab.core.model.terms import (Breakdown, ModelTerms, TERMS, kernel_time, occupancy, on_chip_terms,
+                                       step_time)
+from schedlab.core.space import GemmConfig, as_mnk, check_sequence, check_shape, config_array, launch_checks, reasons
 
-__all__ = ["TERMS", "ModelTerms", "Breakdown", "Tiling", "tiling", "evaluate", "evaluate_many", "gemm_time",
-           "explain", "blocks_per_sm", "hbm_bytes"]
-
-#: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
-TERMS = {
-    "t_tc_s": "Tensor Core 计算",
-    "t_smem_s": "共享内存读",
-    "t_port_s": "SM↔L2 端口",
-    "t_l2_s": "L2 带宽",
-    "t_hbm_s": "HBM 带宽",
-    "t_latency_s": "延迟（Little 定律）",
-}
-
-
-@dataclass(frozen=True)
-class ModelTerms:
-    """The model's output for ``n`` configurations on one shape (arrays of length ``n``).
-
-    Per-k-step terms are those of the first wave; ``time_s`` sums every wave.
-    Configurations that cannot launch have ``time_s = inf`` and NaN terms.
-    """
-
-    time_s: np.ndarray
-    launchable: np.ndarray
-    blocks: np.ndarray
-    blocks_per_sm: np.ndarray
-    waves: np.ndarray
-    k_steps: np.ndarray
-    t_tc_s: np.ndarray
-    t_smem_s: np.ndarray
-    t_port_s: np.ndarray
-    t_l2_s: np.ndarray
-    t_hbm_s: np.ndarray
-    t_latency_s: np.ndarray
-    t_step_s: np.ndarray
-    fill_s: np.ndarray
-    epilogue_s: np.ndarray
-    bytes_hbm: np.ndarray
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """Where one configuration's time goes (see :func:`explain`)."""
-
-    config: GemmConfig
-    shape: tuple[int, int, int]
-    time_s: float
-    tflops: float
-    blocks: int
-    blocks_per_sm: int
-    waves: int
-    k_steps: int
-    t_tc_s: float
-    t_smem_s: float
-    t_port_s: float
-    t_l2_s: float
-    t_hbm_s: float
-    t_latency_s: float
-    t_step_s: float
-    fill_s: float
-    epilogue_s: float
-    bytes_hbm: float
-    bottleneck: str
-
-    def terms(self) -> dict[str, float]:
-        """The six per-k-step terms of the first wave, in seconds, keyed as in :data:`TERMS`."""
-        return {name: getattr(self, name) for name in TERMS}
-
-
-@dataclass(frozen=True)
-class Tiling:
-    """Grid, occupancy and wave arithmetic of configurations on a shape (see :func:`tiling`).
-
-    Every field is an integer array, broadcast over the configurations (and the shapes, when
-    ``M, N, K`` are arrays). The cost model and both learned feature builders read these.
-    """
-
-    grid_m: np.ndarray  # blocks along M: ceil(M / bm)
-    grid_n: np.ndarray  # blocks along N: ceil(N / bn)
-    blocks: np.ndarray  # grid_m * grid_n
-    k_steps: np.ndarray  # ceil(K / bk)
-    warps_m: np.ndarray  # warps along M (wy of WARP_GRID)
-    warps_n: np.ndarray  # warps along N (wx)
-    warp_rows: np.ndarray  # rows of C one warp computes: bm / wy
-    warp_cols: np.ndarray  # columns of C one warp computes: bn / wx
-    rows: np.ndarray  # real (unpadded) rows of the busiest block: min(bm, M)
-    cols: np.ndarray  # real columns of the busiest block: min(bn, N)
-    regs_per_thread: np.ndarray  # accumulator and base registers, rounded up to the allocation unit
-    smem_bytes: np.ndarray  # the pipeline's shared memory per block (pipeline_smem_bytes), reservation excluded
-    blocks_per_sm: np.ndarray  # resident blocks per SM (occupancy); 0 when one block does not fit
-    per_wave: np.ndarray  # blocks per wave: n_sm * max(blocks_per_sm, 1)
-    waves: np.ndarray  # ceil(blocks / per_wave)
-    full_waves: np.ndarray  # blocks // per_wave
-    tail_blocks: np.ndarray  # blocks % per_wave: the last, partial wave's blocks (0 when none)
-    tail_blocks_per_sm: np.ndarray  # ceil(tail_blocks / n_sm): resident blocks per SM in the partial wave
-
-
-def _occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
-    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 6)`` config array."""
-    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    wy, wx = warp_grid(warps)
-    threads = warps * hw.warp_size
-    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
-    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
-    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw)
-    by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
-    by_regs = hw.regs_per_sm // (regs * threads)
-    by_threads = hw.max_threads_per_sm // threads
-    r = np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
-    return wy, wx, regs, smem, r
-
-
-def blocks_per_sm(arr: np.ndarray, hw: Hardware | None = None) -> np.ndarray:
-    """Resident blocks per SM (occupancy) for an ``(n, 6)`` config array.
-
-    Notes
-    -----
-    ``r = min(smem_per_sm // (smem + reserved), regs_per_sm // (regs * 32 * warps),
-    max_threads // (32 * warps), max_blocks)`` where ``regs`` is the accumulator's
-    ``wm * wn / 32 + 40`` registers per thread rounded up to the allocation unit.
-    Zero for a configuration that does not fit one block.
-    """
-    return _occupancy(config_array(arr), check_hardware(hw))[-1]
-
-
-def tiling(arr: np.ndarray, M, N, K, hw: Hardware | None = None) -> Tiling:
-    """Grid, occupancy and waves of an ``(n, 6)`` config array on ``M x N x K``.
-
-    ``M, N, K`` are integers, or integer arrays that broadcast against the ``n`` configurations
-    (an ``(s, 1)`` column prices ``s`` shapes: every field is then ``(s, n)``). Waves assume at
-    least one resident block per SM, so they stay finite for a configuration that cannot launch.
-
-    Examples
-    --------
-    >>> t = tiling(config_array([GemmConfig(256, 128, 32, 8, 4, 1)]), 4096, 4096, 4096)
-    >>> int(t.blocks[0]), int(t.per_wave[0]), int(t.waves[0]), int(t.tail_blocks[0]), int(t.smem_bytes[0])
-    (512, 132, 4, 116, 98304)
-    """
-    return _tiling(config_array(arr), M, N, K, check_hardware(hw))
-
-
-def _tiling(arr: np.ndarray, M, N, K, hw: Hardware) -> Tiling:
-    """:func:`tiling` without validating its arguments (the pricing loop's path)."""
-    bm, bn, bk = arr[:, 0], arr[:, 1], arr[:, 2]
-    wy, wx, regs, smem, r = _occupancy(arr, hw)
-    grid_m, grid_n = -(-M // bm), -(-N // bn)
-    blocks = grid_m * grid_n
-    per_wave = hw.n_sm * np.maximum(r, 1)
-    full, tail = blocks // per_wave, blocks % per_wave
-    return Tiling(grid_m=grid_m, grid_n=grid_n, blocks=blocks, k_steps=-(-K // bk), warps_m=wy, warps_n=wx,
-                  warp_rows=bm // wy, warp_cols=bn // wx, rows=np.minimum(bm, M), cols=np.minimum(bn, N),
-                  regs_per_thread=regs, smem_bytes=smem, blocks_per_sm=r, per_wave=per_wave,
-                  waves=full + (tail > 0), full_waves=full, tail_blocks=tail, tail_blocks_per_sm=-(-tail // hw.n_sm))
-
-
-def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None) -> float:
-    """HBM bytes of a whole GEMM, replaying the grouped launch order wave by wave.
-
-    Notes
-    -----
-    Blocks run ``per_wave`` at a time in launch order. Within a wave each A row-panel
-    (``rows x K``) and B column-panel (``K x cols``) it touches is read from HBM once.
-    A panel the previous wave also touched is still in L2 with probability
-    ``min(1, l2_bytes_shared / footprint)``, where the footprint is the bytes of all panels the
-    previous wave touched (survival rule: everything stays when it fits; when it does not,
-    the part that fits stays, as under random replacement). C is written once. On an L2 split
-    in sections (``hw.l2_partitions``, two on the A100 and the H100) a panel read by SMs on both
-    sides is held in both, so the capacity is one section's, ``hw.l2_bytes_shared``.
-
-    Examples
-    --------
-    >>> hbm_bytes(4096, 4096, 4096, 256, 128, 1, 132) / 2**20  # MiB
-    96.0
-    """
-    M, N, K = check_shape(M, N, K)
-    hw = check_hardware(hw)
-    _check_exact(M, N, K, hw)
-    for name, value in (("bm", bm), ("bn", bn), ("group", group)):
-        check_knob(name, value)
-    if isinstance(per_wave, bool) or not isinstance(per_wave, numbers.Integral) or per_wave < 1:
-        raise ValueError(f"per_wave must be a positive integer, got {per_wave!r}")
-    return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
-
-
-@memoised(maxsize=1024)
-def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
-    """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` on one shape (cached; see :func:`_replay_many`)."""
-    bm, bn, group, per_wave = (np.array(c, dtype=np.int64) for c in zip(*combos))
-    out = _replay_many(np.full_like(bm, M), np.full_like(bm, N), np.full_like(bm, K), bm, bn, group, per_wave, hw)
-    out.flags.writeable = False
-    return out
-
-
-def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
-    """HBM bytes of many ``(M, N, K, bm, bn, group, per_wave)`` (int64 arrays of one length) in one pass.
-
-    Wave ``w`` runs pids ``[s, e)``. A group of ``G`` rows holds ``G * grid_n`` consecutive
-    pids (the last group may have fewer rows), walked down its rows, then right. So a wave
-    touches, in its first group, a column interval and a (cyclic) row interval; all rows and
-    columns of any group it covers whole; and, in its last group, columns from 0 and rows
-    from the group's first row. The first ``i`` row panels hold ``min(i * bm, M) * K`` elements,
-    so the bytes of an interval are a difference of two such prefixes: the replay costs
-    O(waves), not O(blocks).
-    """
-    elt = hw.bytes_per_element
-    c_bytes = M * N * elt
-    grid_m, grid_n = -(-M // bm), -(-N // bn)
-    blocks = grid_m * grid_n
-    n_waves = -(-blocks // per_wave)
-    # one entry per wave of every combo
-    combo = np.repeat(np.arange(len(bm)), n_waves)
-    first = np.concatenate([[0], np.cumsum(n_waves)[:-1]])
-    index = np.arange(combo.size) - first[combo]
-    M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
-        x[combo] for x in (M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks))
-    start = index * per_wave
-    end = np.minimum(start + per_wave, blocks)
-    in_group = group * grid_n
-    g0, g1 = start // in_group, (end - 1) // in_group
-    size0 = np.minimum(group, grid_m - g0 * group)
-    size1 = np.minimum(group, grid_m - g1 * group)
-    # first group: offsets [o0, o1) inside it; its rows [row0, row0 + length0) wrap inside the group
-    o0 = start - g0 * in_group
-    o1 = np.minimum(end, g0 * in_group + size0 * grid_n) - g0 * in_group
-    length0, row0 = o1 - o0, o0 % size0
-    whole0 = length0 >= size0
-    top = g0 * group
-    later = g1 > g0
-    length1 = end - g1 * in_group
-    rows = [
-        (top + np.where(whole0, 0, row0), top + np.where(whole0, size0, np.minimum(row0 + length0, size0))),
-        (top, top + np.where(whole0, 0, np.maximum(row0 + length0 - size0, 0))),  # the wrapped part
-        (np.where(later, (g0 + 1) * group, 0), np.where(later, g1 * group, 0)),  # groups covered whole
-        (np.where(later, g1 * group, 0), np.where(later, g1 * group + np.minimum(length1, size1), 0)),
-    ]
-    # columns: first group [c0, c1); then everything if a whole group lies between, else last group [0, c2)
-    c0, c1 = o0 // size0, (o1 - 1) // size0 + 1
-    c2 = np.where(later, (length1 - 1) // size1 + 1, 0)
-    every = g1 >= g0 + 2
-    merged = every | (c2 >= c0)
-    cols = [
-        (np.where(merged, 0, c0), np.where(every, grid_n, np.where(merged, np.maximum(c1, c2), c1))),
-        (np.zeros_like(c0), np.where(merged, 0, c2)),
-    ]
-
-    def panel_lines(tile, extent):  # A rows (B columns) of panels; a panel line holds K elements
-        def measure(lo, hi, part=slice(None)):  # panels [lo, hi) hold min(hi * tile, extent) - ... lines
-            t, e = tile[part], extent[part]
-            return np.minimum(np.maximum(hi, lo) * t, e) - np.minimum(lo * t, e)
-        return measure
-
-    a_lines, b_lines = panel_lines(bm, M), panel_lines(bn, N)
-
-    def with_previous(measure, intervals, previous):  # bytes also touched by the previous wave of the same combo
-        total = np.zeros(combo.size, dtype=np.int64)
-        for lo, hi in intervals:
-            for prev_lo, prev_hi in previous:
-                total[1:] += measure(np.maximum(lo[1:], prev_lo[:-1]), np.minimum(hi[1:], prev_hi[:-1]), slice(1, None))
-        return np.where(index > 0, total, 0)
-
-    line_bytes = K * elt
-    footprint = (sum(a_lines(lo, hi) for lo, hi in rows) + sum(b_lines(lo, hi) for lo, hi in cols)) * line_bytes
-    # the previous wave ends where this one starts, in this wave's first group or the group before it;
-    # so only this wave's first-group rows can meet the previous wave's rows, and only that wave's
-    # first- and last-group rows (the groups it covers whole lie before its last group)
-    reused = (with_previous(a_lines, rows[:2], rows[:2] + rows[3:]) + with_previous(b_lines, cols, cols)) * line_bytes
-    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
-    kept_reused = np.zeros(combo.size)
-    later_wave = index > 0
-    kept_reused[later_wave] = np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) \
-        * reused[later_wave]
-    # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch.
-    # Where every kept part is a whole number of bytes (the panels fit L2) their sum is an exact
-    # integer below 2**53, which is what fsum returns; fsum runs only for the other combos.
-    touched = np.add.reduceat(footprint, first)
-    whole = np.floor(kept_reused) == kept_reused
-    exact = np.logical_and.reduceat(whole, first)
-    kept = np.add.reduceat(np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
-    for i in np.flatnonzero(~exact).tolist():
-        kept[i] = math.fsum(kept_reused[first[i]:first[i] + n_waves[i]])
-    return touched.astype(np.float64) - kept + c_bytes.astype(np.float64)
-
-
-def _check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
-    """Refuse a shape whose byte counts could reach 2**53 on ``hw`` (no longer exact in float64).
-
-    Every wave reads at most its blocks' panels, so the replay sums at most
-    ``ceil(M / 16) ceil(N / 16) * 32 K`` operand elements plus ``M N`` for C.
-    """
-    bound = (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * hw.bytes_per_element
-    if bound >= 2**53:
-        raise ValueError(f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
-                         f"{bound} bytes, not exact below 2**53: refused")
+__all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
 
 
 def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> ModelTerms:
@@ -400,7 +74,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     """
     M, N, K = check_shape(M, N, K)
     hw = check_hardware(hw)
-    _check_exact(M, N, K, hw)
+    check_exact(M, N, K, hw)
     arr = config_array(configs)
     return _evaluate(arr, _launchable_mask(arr, hw), M, N, K, hw)
 
@@ -495,7 +169,7 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
             raise ValueError(f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, "
                              f"got {name!r}")
     for M, N, K in mnk.tolist():
-        _check_exact(M, N, K, hw)
+        check_exact(M, N, K, hw)
     arr = config_array(configs)
     launchable = _launchable_mask(arr, hw)
     out = {name: np.empty((len(mnk), len(arr)), dtype=bool if name == "launchable" else
@@ -549,7 +223,7 @@ def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
     """:func:`_groups` of the configuration array held in ``rows`` (read-only arrays: they are shared)."""
     arr = np.frombuffer(rows, dtype=np.int64).reshape(n, 6)
     base, base_of = np.unique(arr[:, :5], axis=0, return_inverse=True)
-    per_wave = hw.n_sm * np.maximum(_occupancy(base, hw)[-1], 1)
+    per_wave = hw.n_sm * np.maximum(occupancy(base, hw)[-1], 1)
     tiles, tile_of = np.unique(np.stack([base[:, 0], base[:, 1], per_wave], axis=1), axis=0, return_inverse=True)
     tile_of = tile_of.ravel()
     by_tile = np.argsort(tile_of, kind="stable")
@@ -572,35 +246,34 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
 
     ``M, N, K`` are scalars or ``(s, 1)`` columns; ``groups`` is :func:`_groups` of ``arr`` (computed
     when not given). Configurations that differ only in ``group`` share every on-chip quantity
-    (:func:`_on_chip` prices each ``(bm, bn, bk, warps, stages)`` once); ``group`` acts through the
+    (:func:`on_chip_terms` prices each ``(bm, bn, bk, warps, stages)`` once); ``group`` acts through the
     HBM replay alone. When ``names`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``
-    (``(s, 1)`` columns only), a launch order is replayed only where :func:`_hbm_bound_s` cannot show
+    (``(s, 1)`` columns only), a launch order is replayed only where :func:`hbm_bound_s` cannot show
     that the kernel's HBM time stays at or below the on-chip time of every configuration it serves:
     elsewhere ``max(on-chip, HBM)`` is the on-chip time whatever the replay finds.
+
+    Notes
+    -----
+    ``time_s`` is :func:`kernel_time` of ``fixed_s``, ``compute_s`` and the kernel's HBM time; the
+    reported ``t_hbm_s`` spreads that time evenly over every k-step (``Q_HBM / (W S BW_HBM)``, ``W``
+    waves of ``S`` k-steps), and ``t_step_s`` is :func:`step_time` of the first wave's slowest term,
+    that spread included.
     """
     g = _groups(arr, hw) if groups is None else groups
     exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
-    chip = _on_chip(g.base, M, N, K, hw)
+    chip = on_chip_terms(g.base, M, N, K, hw)
     out = {name: chip[name][..., g.base_of] for name in names if name in chip}
     if not exact_hbm:
         if "time_s" in names:
             out["time_s"] = _time_bounded(chip, M, N, K, hw, g)
         return out
-    # --- HBM: replay the launch order; one queue for the whole kernel (see the module notes)
-    if np.ndim(M) == 0:
-        bytes_hbm = _replay(M, N, K, tuple(zip(*(x.tolist() for x in g.combos))), hw)[g.combo_of]
-    else:  # s shapes: every (shape, combination) in one replay
-        s, u = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K))[0], len(g.combo_tile)
-        dims = (np.broadcast_to(x, (s, u)).ravel() for x in (M, N, K))
-        bytes_hbm = _replay_many(*dims, *(np.tile(x, s) for x in g.combos), hw).reshape(s, u)[:, g.combo_of]
-    t_hbm_s = bytes_hbm / hw.hbm_bw_bytes_per_s  # the kernel's whole HBM transfer
+    bytes_hbm, t_hbm_s = (x[..., g.combo_of] for x in hbm_term(M, N, K, g.combos, hw))
     if "time_s" in names:
-        out["time_s"] = chip["fixed_s"][..., g.base_of] + np.maximum(chip["compute_s"][..., g.base_of], t_hbm_s)
+        out["time_s"] = kernel_time(chip["fixed_s"][..., g.base_of], chip["compute_s"][..., g.base_of], t_hbm_s)
     waves, k_steps = chip["waves"][..., g.base_of], chip["k_steps"][..., g.base_of]
     t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
-    bound = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
-    t_step_s = np.where(arr[:, 4] > 1, np.maximum(bound, chip["t_latency_s"][g.base_of]),
-                        hw.mem_latency_s + bound)
+    bound_s = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
+    t_step_s = step_time(bound_s, arr[:, 4], chip["t_latency_s"][g.base_of], hw)
     extra = {"t_hbm_s": t_hbm_step_s, "t_step_s": t_step_s, "bytes_hbm": bytes_hbm}
     out.update((name, extra[name]) for name in names if name in extra)
     return out
@@ -609,132 +282,27 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
 def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups) -> np.ndarray:
     """``time_s`` of :func:`_price` for ``(s, 1)`` columns, replaying only where HBM could be the slower.
 
-    ``time = fixed + max(on-chip, HBM)``. Where :func:`_hbm_bound_s` of a combination is at or below
-    the on-chip time of every configuration of its tile, the maximum is the on-chip time whatever the
-    replay would find (``fixed + on-chip`` on the base configurations, spread to their groups); the
-    other (shape, combination) pairs are replayed and their configurations priced in full.
+    Where :func:`hbm_bound_s` of a combination is at or below the on-chip time ``compute_s`` of every
+    configuration of its tile, :func:`kernel_time` takes the on-chip time whatever the replay would
+    find (priced on the base configurations, spread to their groups); the other (shape, combination)
+    pairs are replayed and their configurations priced in full.
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
-    time_s = (fixed_s + compute_s)[:, g.base_of]
+    time_s = kernel_time(fixed_s, compute_s)[:, g.base_of]  # HBM hidden, overwritten below where it may not be
     least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
-    bound_s = _hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
+    bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
     which, combo = np.nonzero(bound_s > least_compute_s)
     if which.size:
         dims = (np.broadcast_to(x, (s, 1))[which, 0] for x in (M, N, K))
-        t_hbm_s = _replay_many(*dims, *(x[combo] for x in g.combos), hw) / hw.hbm_bw_bytes_per_s
+        t_hbm_s = hbm_term(*dims, tuple(x[combo] for x in g.combos), hw)[1]
         # every configuration of each replayed pair: cell (shape, config) and its pair's HBM time
         count = np.diff(np.r_[g.combo_starts, len(g.by_combo)])[combo]
         first = np.repeat(np.cumsum(count) - count, count)
         config = g.by_combo[np.repeat(g.combo_starts[combo], count) + np.arange(count.sum()) - first]
         shape, base = np.repeat(which, count), g.base_of[config]
-        time_s[shape, config] = fixed_s[shape, base] + np.maximum(compute_s[shape, base], np.repeat(t_hbm_s, count))
+        time_s[shape, config] = kernel_time(fixed_s[shape, base], compute_s[shape, base], np.repeat(t_hbm_s, count))
     return time_s
-
-
-def _on_chip(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
-    """Everything :func:`_price` reports but HBM, of an ``(n, 5)`` array ``(bm, bn, bk, warps, stages)``.
-
-    Besides :class:`ModelTerms` fields: ``compute_s`` (the k-steps of every wave on on-chip resources
-    only), ``fixed_s`` (fills, one-stage latencies and epilogues) and ``on_chip_bound_s`` (the first
-    wave's slowest on-chip term).
-    """
-    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    elt = hw.bytes_per_element
-    clk = hw.clock_hz
-    lat = hw.mem_latency_s
-
-    # --- grid, occupancy and waves -------------------------------------------------
-    t = _tiling(arr, M, N, K, hw)
-    wy, wx, k_steps, r_full, per_wave = t.warps_m, t.warps_n, t.k_steps, t.blocks_per_sm, t.per_wave
-    n_full, tail, waves, r_tail = t.full_waves, t.tail_blocks, t.waves, t.tail_blocks_per_sm
-
-    # --- per-k-step terms for a wave with r blocks per SM and `active` on the chip --
-    rows, cols = t.rows, t.cols  # real, unpadded rows / columns of the busiest block
-    flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
-    bytes_smem = (wx * bm + wy * bn) * bk * elt  # every warp reads its A strip (wm x bk) and B strip (bk x wn)
-    bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
-    t_latency = np.where(stages > 1, lat / np.maximum(stages - 1, 1), lat)
-    fill = np.where(stages > 1, lat, 0.0)  # the first stage's load, before the first mma
-
-    def wave(r, active):
-        """Per-k-step terms but HBM, and the epilogue, of a wave with r blocks per SM, `active` on chip."""
-        busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
-        terms = {
-            "t_tc_s": r * flop_tile / (busy_cores * hw.flop_per_clk_per_tensor_core * clk),
-            "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk),
-            "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk),
-            "t_l2_s": active * bytes_port / hw.l2_bw_bytes_per_s,
-        }
-        bytes_c = rows * cols * elt
-        epilogue = np.maximum(r * bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk),
-                              active * bytes_c / hw.l2_bw_bytes_per_s)
-        return terms, epilogue
-
-    def slowest(terms):  # terms may differ in shape (per shape or not)
-        return functools.reduce(np.maximum, terms.values())
-
-    def step(terms):
-        """k-step time from its terms: the slowest hides the rest behind the pipeline, or follows one latency."""
-        bound = slowest(terms)
-        return np.where(stages > 1, np.maximum(bound, t_latency), lat + bound)
-
-    full_terms, full_epilogue = wave(r_full, per_wave)
-    tail_terms, tail_epilogue = wave(np.maximum(r_tail, 1), tail)  # unused where no tail
-    has_tail = tail > 0
-    one_stage = np.where(stages > 1, 0.0, lat)  # with one stage every k-step first waits one latency
-    first_is_full = n_full > 0
-    first_terms = {name: np.where(first_is_full, full_terms[name], tail_terms[name]) for name in full_terms}
-    return {
-        "blocks": t.blocks,
-        "blocks_per_sm": r_full,
-        "waves": waves,
-        "k_steps": k_steps,
-        **first_terms,
-        "t_latency_s": t_latency,
-        "fill_s": fill * waves,
-        "epilogue_s": n_full * full_epilogue + has_tail * tail_epilogue,
-        # k-steps of every wave, on chip resources only (for one stage, without the latency)
-        "compute_s": k_steps * (n_full * (step(full_terms) - one_stage) + has_tail * (step(tail_terms) - one_stage)),
-        "fixed_s": waves * (fill + k_steps * one_stage) + n_full * full_epilogue + has_tail * tail_epilogue,
-        "on_chip_bound_s": slowest(first_terms),
-    }
-
-
-def _hbm_bound_s(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
-    """An upper bound on the HBM time ``bytes_hbm / BW`` of :func:`_replay_many`'s arguments (float64 arrays).
-
-    The L2 only ever removes bytes, so the replay's bytes are at most C plus, for every wave, the
-    bytes of the panels it touches. A wave of ``n`` consecutive blocks meets at most
-    ``(n - 1) // (group * grid_n) + 2`` groups (its first, its last and whole ones between), so at
-    most ``group`` rows of each and ``n`` in all; in a group of ``g`` rows it walks down the rows,
-    then right, so its ``n_k`` blocks there touch at most ``(n_k - 1) // g + 2`` columns: in all at
-    most ``n // g_min`` plus 2 per group met (``g_min`` the last, smallest group's rows), and ``n``. A panel
-    holds at most ``min(bm, M) x K`` (``K x min(bn, N)``) elements, and a wave at most all of A and B.
-    Computed in float64 and enlarged by a relative 1e-9, far above the few roundings of either side,
-    so ``bytes_hbm / BW`` (rounded) never exceeds it.
-    """
-    grid_m, grid_n = -(-M // bm), -(-N // bn)
-    blocks = grid_m * grid_n
-    full, tail = blocks // per_wave, blocks % per_wave
-    rows, cols = np.minimum(bm, M), np.minimum(bn, N)
-
-    def lines(n):  # A rows plus B columns a wave of n consecutive blocks touches at most (0 for n = 0)
-        row_panels, col_panels = _wave_panels_bound(n, grid_m, grid_n, group)
-        return (np.minimum(row_panels * rows, M) + np.minimum(col_panels * cols, N)).astype(np.float64)
-
-    elements = (full * lines(per_wave) + lines(tail)) * K + M * N.astype(np.float64)
-    return elements * (hw.bytes_per_element * (1 + 1e-9)) / hw.hbm_bw_bytes_per_s
-
-
-def _wave_panels_bound(n, grid_m, grid_n, group) -> tuple[np.ndarray, np.ndarray]:
-    """At most how many A row-panels and B column-panels ``n`` consecutive blocks of the grouped order touch.
-
-    See :func:`_hbm_bound_s`; integer arrays, ``(0, 0)`` for ``n = 0``.
-    """
-    groups = (n - 1) // (group * grid_n) + 2  # the groups met: the first, the last and whole ones between
-    smallest_group = grid_m - group * ((grid_m - 1) // group)  # the last group's rows
-    return np.minimum(n, groups * group), np.minimum(n, n // smallest_group + 2 * groups)
 
 
 def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None) -> float:
