@@ -13,11 +13,11 @@ touch, L2 reuse ignored), so the engine can skip replays that cannot matter.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from schedlab.core.caching import memoised
+from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import check_knob, check_shape
 
@@ -48,8 +48,7 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None) -> f
     check_exact(M, N, K, hw)
     for name, value in (("bm", bm), ("bn", bn), ("group", group)):
         check_knob(name, value)
-    if isinstance(per_wave, bool) or not isinstance(per_wave, numbers.Integral) or per_wave < 1:
-        raise ValueError(f"per_wave must be a positive integer, got {per_wave!r}")
+    check_int("per_wave", per_wave, minimum=1)
     return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
 
 
