@@ -1,0 +1,133 @@
+"""What a strategy may know about a configuration before measuring it: its neighbours and its static features.
+
+:class:`NeighbourTables` says, for the launchable configurations of one machine, which configs lie
+one knob-step away (simulated annealing, evolutionary search's mutation) and along each knob's line
+(coordinate descent). :func:`feature_matrix` gives the static features model-guided search fits its
+ridge regression to, named by :func:`feature_names`. Both are shape-independent tables or pure
+functions; :func:`schedlab.studies.search.harness.search_context` builds them once per shape and machine.
+
+The grid constants (:data:`N_KNOBS`, :data:`KNOB_SIZES`, :data:`STRIDES`) index the whole
+``SPACE`` grid, launchable or not: flat index ``knobs @ STRIDES`` in ``SPACE`` order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.core.caching import memoised
+from schedlab.core.hardware import Hardware
+from schedlab.core.model import tiling
+from schedlab.core.space import SPACE, all_configs, launchable
+
+__all__ = ["N_KNOBS", "KNOB_SIZES", "STRIDES", "NeighbourTables", "neighbour_tables", "feature_names", "feature_matrix"]
+
+#: Number of knobs of ``SPACE``.
+N_KNOBS = len(SPACE)
+#: Number of values of each knob, in ``SPACE`` order.
+KNOB_SIZES = tuple(len(v) for v in SPACE.values())
+#: Flat index of a point of the whole grid: ``knob_indices @ STRIDES`` (``SPACE`` order).
+STRIDES = np.array([int(np.prod(KNOB_SIZES[j + 1:])) for j in range(N_KNOBS)], dtype=np.int64)
+_WIDTH = max(KNOB_SIZES)
+
+
+@dataclass(frozen=True, eq=False)
+class NeighbourTables:
+    """Shape-independent tables over the launchable configurations of one machine.
+
+    ``knobs[i, j]`` is the index of config ``i``'s value of knob ``j`` in ``SPACE``;
+    ``adjacent[i]`` lists (``-1`` padded) the launchable configs one knob one step away;
+    ``line[j, i, v]`` is the launchable config equal to ``i`` except knob ``j = SPACE[j][v]``
+    (``-1`` where that cannot launch or ``v`` is out of range);
+    ``full_to_launch`` maps a flat index of the whole 6000-point grid to a launchable index or ``-1``.
+    """
+
+    n: int
+    knobs: np.ndarray
+    values: np.ndarray
+    adjacent: np.ndarray
+    line: np.ndarray
+    full_to_launch: np.ndarray
+    lines_py: tuple  # lines_py[j][i]: tuple of launchable indices along knob j through i (i included)
+    adjacent_py: tuple  # adjacent_py[i]: tuple of launchable one-step neighbours of i
+
+
+@memoised(maxsize=8)
+def neighbour_tables(hw: Hardware) -> NeighbourTables:
+    """The :class:`NeighbourTables` of ``hw``'s launchable configs, built once per machine (read-only arrays)."""
+    space = launchable(hw)
+    ok = np.array([c in space.index for c in all_configs()])  # both in SPACE order
+    values = space.array
+    n = len(values)
+    knobs = np.stack([np.searchsorted(SPACE[k], values[:, j]) for j, k in enumerate(SPACE)], axis=1)
+    full_to_launch = np.full(len(ok), -1, dtype=np.int64)
+    full_to_launch[np.flatnonzero(ok)] = np.arange(n)
+    flat = knobs @ STRIDES
+    line = np.full((N_KNOBS, n, _WIDTH), -1, dtype=np.int64)
+    adjacent = np.full((n, 2 * N_KNOBS), -1, dtype=np.int64)
+    for j in range(N_KNOBS):
+        base = flat - knobs[:, j] * STRIDES[j]
+        for v in range(KNOB_SIZES[j]):
+            line[j, :, v] = full_to_launch[base + v * STRIDES[j]]
+        for d, step in enumerate((-1, 1)):
+            v = knobs[:, j] + step
+            inside = (v >= 0) & (v < KNOB_SIZES[j])
+            adjacent[inside, 2 * j + d] = full_to_launch[base[inside] + v[inside] * STRIDES[j]]
+    # compact the adjacency rows: valid neighbours first
+    order = np.argsort(adjacent < 0, axis=1, kind="stable")
+    adjacent = np.take_along_axis(adjacent, order, axis=1)
+    lines_py = tuple(tuple(tuple(int(c) for c in row if c >= 0) for row in line[j].tolist())
+                     for j in range(N_KNOBS))
+    adjacent_py = tuple(tuple(c for c in row if c >= 0) for row in adjacent.tolist())
+    for a in (knobs, adjacent, line, full_to_launch):
+        a.flags.writeable = False
+    return NeighbourTables(n=n, knobs=knobs, values=values, adjacent=adjacent, line=line, full_to_launch=full_to_launch,
+                           lines_py=lines_py, adjacent_py=adjacent_py)
+
+
+#: Names of the learned model's features, in column order (see
+#: :func:`schedlab.studies.search.strategies.model_guided.model_guided`).
+_KNOB_LOGS = tuple(f"log2 {k}" for k in SPACE)
+_FEATURES = (
+    _KNOB_LOGS
+    + ("log2 warp_m", "log2 warp_n", "stages == 1", "log2 blocks/SM", "log2 waves", "wave fill",
+       "log2 k_steps", "log2 pad_m", "log2 pad_n", "log2 smem")
+    + tuple(f"{a} * {b}" for i, a in enumerate(_KNOB_LOGS) for b in _KNOB_LOGS[i:])
+)
+
+
+def feature_names() -> tuple[str, ...]:
+    """Column names of :func:`feature_matrix`, the learned cost model's features (model-guided search).
+
+    Examples
+    --------
+    >>> names = feature_names()
+    >>> len(names), names[:3], names[-1]
+    (37, ('log2 bm', 'log2 bn', 'log2 bk'), 'log2 group * log2 group')
+    """
+    return _FEATURES
+
+
+def feature_matrix(values: np.ndarray, mnk: tuple[int, int, int], hw: Hardware) -> np.ndarray:
+    """Static features (columns: :func:`feature_names`) of launchable configs on one shape, standardised over the space.
+
+    ``values`` holds the configs' knob values, one row per config (``NeighbourTables.values``);
+    each column is scaled to mean 0 and standard deviation 1 over those rows (a constant column: to 0).
+    """
+    t = tiling(values, *mnk, hw)
+    bm, bn, stages = (values[:, j].astype(np.float64) for j in (0, 1, 4))
+    logs = np.log2(values.astype(np.float64))
+    r, blocks, waves = (x.astype(np.float64) for x in (np.maximum(t.blocks_per_sm, 1), t.blocks, t.waves))
+    fill = blocks / (waves * t.per_wave)  # how full the waves are on average (1 = no idle tail)
+    cols = [logs[:, j] for j in range(6)] + [
+        np.log2(t.warp_rows), np.log2(t.warp_cols), (stages == 1).astype(np.float64), np.log2(r), np.log2(waves), fill,
+        np.log2(t.k_steps), np.log2(t.rows / bm), np.log2(t.cols / bn), np.log2(t.smem_bytes),
+    ]
+    cols += [logs[:, i] * logs[:, j] for i in range(6) for j in range(i, 6)]
+    X = np.stack(cols, axis=1)
+    sd = X.std(axis=0)
+    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return X
+
+
