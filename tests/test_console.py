@@ -384,7 +384,7 @@ def test_search_prints_what_compare_gives(capsys, shape, options, kwargs):
     assert [r[0] for r in rows] == [render.STRATEGY_LABELS[n] for n in STRATEGIES]
     for row, name in zip(rows, STRATEGIES):
         cell = c.cell(shape, name)
-        assert (_trials(row[1]), _trials(row[2])) == (cell.median, cell.p90)
+        assert (_trials(row[1]), _trials(row[2])) == (cell.estimate, cell.p90)
         assert float(row[3].rstrip("%")) == pytest.approx(100 * cell.reached, abs=0.51)
         assert tuple(row) == [r for r in render.search_shape_table(c, shape).rows if r[0] == row[0]][0]
     land = landscape(shape)
@@ -398,14 +398,14 @@ def test_search_strategy_subset_keeps_the_comparison_order(capsys):
     rows = table_with(out, *SEARCH_HEADERS)
     assert [r[0] for r in rows] == [render.STRATEGY_LABELS["random"], render.STRATEGY_LABELS["model"]]
     c = compare([(2048, 2048, 512)], ["random", "model"], seeds=range(6))
-    assert _trials(rows[1][1]) == c.cell(0, "model").median
+    assert _trials(rows[1][1]) == c.cell(0, "model").estimate
 
 
 def test_search_defaults_are_the_comparison_defaults(capsys):
     out = run_main(capsys, "search", "16", "4096", "4096", "--strategy", "exhaustive")
     assert "100 个种子，每次预算 300 次测量，测量噪声 3%" in out
     assert table_with(out, *SEARCH_HEADERS)[0][1] == render.fmt_trials(compare([(16, 4096, 4096)], ["exhaustive"])
-                                                                       .cell(0, "exhaustive").median)
+                                                                       .cell(0, "exhaustive").estimate)
 
 
 class _Terminal(io.StringIO):

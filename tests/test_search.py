@@ -282,7 +282,7 @@ def test_compare_summaries():
         assert (np.diff(curve, axis=-1) <= 0).all() and (curve >= 1).all()
     assert (c.curve_p10 <= c.curve_median).all() and (c.curve_median <= c.curve_p90).all()
     s = c.summary("model")
-    assert s.median == np.median(c.median[:, 1]) or s.median in c.median[:, 1]
+    assert s.estimate == np.median(c.median[:, 1]) or s.estimate in c.median[:, 1]
 
 
 def test_default_shapes_hold_every_study_shape_once():

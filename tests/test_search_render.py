@@ -56,7 +56,7 @@ def parse_cell(text: str) -> tuple[float, float, float]:
 
 def assert_cell(text: str, cell):
     median, p90, reached = parse_cell(text)
-    assert median == cell.median and p90 == cell.p90
+    assert median == cell.estimate and p90 == cell.p90
     assert reached == pytest.approx(cell.reached, abs=0.0051)  # whole percent (one decimal near 0 % and 100 %)
     assert text.endswith(f"({render.fmt_reach(cell.reached)})")
 
@@ -92,7 +92,7 @@ def test_search_shape_table_columns_equal_the_cell(comparison):
     assert table.headers == ("策略", "中位数", "90% 分位数", "预算内到达")
     for row, name in zip(table.rows, comparison.strategies):
         cell = comparison.cell(SQUARE, name)
-        assert count(row[1]) == cell.median and count(row[2]) == cell.p90
+        assert count(row[1]) == cell.estimate and count(row[2]) == cell.p90
         assert float(row[3].rstrip("%")) / 100 == pytest.approx(cell.reached, abs=0.005)
     assert table.title.startswith("4096×4096×4096：")
 
@@ -190,7 +190,7 @@ def test_search_curves_plot_the_comparison_curves(comparison, shape, close):
         cell = comparison.cell(i, name)
         title = ax.get_title()
         assert title.startswith(render.STRATEGY_LABELS[name])
-        assert (f"中位数 {cell.median:.0f} 次" in title) if np.isfinite(cell.median) else ("没到" in title)
+        assert (f"中位数 {cell.estimate:.0f} 次" in title) if np.isfinite(cell.estimate) else ("没到" in title)
 
 
 def test_search_curves_rejects_a_shape_not_compared(comparison):

@@ -9,7 +9,7 @@ import pytest
 
 from schedlab import landscape
 from schedlab.core.stats import bootstrap_interval, order_statistic, random_search_odds, sign_test
-from schedlab.render.tuner_tables import TUNER_LABELS
+from schedlab.render.labels import TUNER_LABELS
 from schedlab.studies.tuners import TUNERS
 
 
@@ -80,4 +80,4 @@ def test_random_search_odds_on_the_square_landscape():
 
 
 def test_every_tuner_has_a_label():
-    assert set(TUNER_LABELS) == set(TUNERS)
+    assert set(TUNERS) <= set(TUNER_LABELS)

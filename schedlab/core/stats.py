@@ -5,6 +5,9 @@ its budget), so every statistic here is an order statistic or a count, never a m
 
 - :func:`bootstrap_interval`: a percentile-bootstrap 95 % interval for a median, a
   90th percentile or a share, resampling seeds (numpy only, seeded, reproducible);
+- :func:`trials_interval`: what every chapter reports of trials-to-goal over seeds -- the
+  median with that interval, the 90th percentile and the share of seeds that got there --
+  as one :class:`Interval`;
 - :func:`sign_test`: two strategies run with the same seeds meet the same noise, so
   their trials pair up by seed; the exact two-sided sign test asks whether one wins
   more seeds than a fair coin would (ties, ``inf`` against ``inf`` included, dropped);
@@ -23,8 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Interval", "order_statistic", "bootstrap_interval", "SignTest", "sign_test", "RandomOdds",
-           "random_search_odds"]
+__all__ = ["Interval", "order_statistic", "bootstrap_interval", "trials_interval", "SignTest", "sign_test",
+           "RandomOdds", "random_search_odds"]
 
 #: Bootstrap resamples drawn by default.
 N_RESAMPLES = 2000
@@ -42,20 +45,45 @@ def order_statistic(x, q: float, axis=-1):
 
 
 class Interval(NamedTuple):
-    """A point estimate with a bootstrap interval ``[low, high]``."""
+    """A statistic with its interval ``[low, high]``; for trials-to-goal, also their p90 and reach.
+
+    The one record of the lecture for "a number and how sure we are of it": a bootstrap
+    interval (:func:`bootstrap_interval`), a trials cell of a study (:func:`trials_interval`:
+    the median, the sample's 90th percentile and the share of seeds that got there), or a
+    median over shapes that has no interval of its own (``low`` and ``high`` are ``nan``).
+
+    Attributes
+    ----------
+    estimate : float
+        The statistic: a median, a 90th percentile or a share (``inf``: too few seeds got there).
+    low, high : float
+        Its interval; ``nan`` where none was drawn.
+    p90 : float
+        The 90th percentile of the trials behind a median; ``nan`` for any other sample.
+    reached : float
+        The share of seeds whose trials are finite (got there within the budget); ``nan`` likewise.
+
+    Examples
+    --------
+    >>> iv = Interval(18.0, 17.0, 20.0)
+    >>> str(iv), iv.p90
+    ('18 [17, 20]', nan)
+    """
 
     estimate: float
     low: float
     high: float
+    p90: float = math.nan
+    reached: float = math.nan
 
     def __str__(self) -> str:
         return f"{self.estimate:g} [{self.low:g}, {self.high:g}]"
 
 
-def _check_sample(x, name: str = "x") -> np.ndarray:
+def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
     a = np.asarray(x, dtype=float)
-    if a.ndim != 1 or len(a) < 2:
-        raise ValueError(f"{name} must be a 1-d sample of at least 2 values, got shape {a.shape}")
+    if a.ndim != 1 or len(a) < minimum:
+        raise ValueError(f"{name} must be a 1-d sample of at least {minimum} values, got shape {a.shape}")
     if np.isnan(a).any():
         raise ValueError(f"{name} must not hold NaN")
     return a
@@ -97,6 +125,26 @@ def bootstrap_interval(x, statistic: str = "median", level: float = 0.95, n_resa
     tail = (1 - level) / 2
     low, high = order_statistic(stats, tail), order_statistic(stats, 1 - tail)
     return Interval(float(funcs[statistic](a)), float(low), float(high))
+
+
+def trials_interval(trials) -> Interval:
+    """The median of ``trials`` (one per seed, ``inf``: never got there) with its bootstrap 95 % interval, p90 and reach.
+
+    One seed has no interval to resample: ``low`` and ``high`` are then ``nan``.
+
+    Examples
+    --------
+    >>> iv = trials_interval([3, 5, 8, 13, np.inf])
+    >>> iv.estimate, iv.p90, iv.reached
+    (8.0, inf, 0.8)
+    >>> bool(iv.low <= iv.estimate <= iv.high)
+    True
+    >>> trials_interval([12])
+    Interval(estimate=12.0, low=nan, high=nan, p90=12.0, reached=1.0)
+    """
+    a = _check_sample(trials, "trials", minimum=1)
+    median = bootstrap_interval(a) if len(a) > 1 else Interval(float(order_statistic(a, 0.5)), math.nan, math.nan)
+    return median._replace(p90=float(order_statistic(a, 0.9)), reached=float(np.isfinite(a).mean()))
 
 
 class SignTest(NamedTuple):

@@ -39,9 +39,9 @@ def guide_sweep(studies) -> Figure:
         x = np.array([100 * t.sigma for t in fields])
 
         def draw(cells, color, style, width):
-            med = np.array([min(c.median, top) for c in cells])
-            lo = np.array([min(c.lo, top) for c in cells])
-            hi = np.array([min(c.hi, top) for c in cells])
+            med = np.array([min(c.estimate, top) for c in cells])
+            lo = np.array([min(c.low, top) for c in cells])
+            hi = np.array([min(c.high, top) for c in cells])
             ax.plot(x, med, color=color, linestyle=style, linewidth=width, marker="o", markersize=3, zorder=3)
             ax.fill_between(x, lo, hi, color=color, alpha=0.15, linewidth=0, zorder=2)
 

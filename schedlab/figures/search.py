@@ -64,7 +64,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
         ax.axhline(comparison.factor, color="#555555", linestyle="--", linewidth=0.9, zorder=2.5)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        median = comparison.cell(i, name).median
+        median = comparison.cell(i, name).estimate
         reached = f"中位数 {median:.0f} 次" if np.isfinite(median) else "过半没到"
         ax.set_title(f"{strategy_label(name)}：{reached}", fontsize=10, color=color)
     ax0 = axes[0]

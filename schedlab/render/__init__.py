@@ -33,7 +33,7 @@ from schedlab.render.labels import (COVER_LABELS, FEATURE_SET_LABELS, KNOB_LABEL
 from schedlab.render.appendix import claims_table, hardware_table
 from schedlab.render.gpus import hardware_transfer_table, profile_sources_table, profiles_table, published_table
 from schedlab.render.demos import (breakdown_summary_table, breakdown_table, fmt_ties, knob_table, optima_table, quantiles_table, reasons_table, sensitivity_grid, sensitivity_table, top_table, transfer_table)
-from schedlab.render.table import (MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_tflops, fmt_time, fmt_trials, fmt_whole)
+from schedlab.render.table import (MISSING, Table, check_real, fmt_config, fmt_interval, fmt_pct, fmt_percent, fmt_ratio, fmt_tflops, fmt_time, fmt_trials, fmt_whole)
 
 #: Topic module -> the names this face takes from it on first use (each module's ``__all__``).
 LAZY_MODULES = {
@@ -41,7 +41,7 @@ LAZY_MODULES = {
                "descent_table"),
     "learned": ("regret_table", "hit_rate_table", "feature_set_table", "model_table"),
     "buckets": ("fmt_m_range", "bucket_table", "cover_table"),
-    "guides": ("fmt_interval", "guide_table", "ablation_table"),
+    "guides": ("guide_table", "ablation_table"),
 }
 _LAZY = {name: module for module, names in LAZY_MODULES.items() for name in names}
 
@@ -57,6 +57,7 @@ __all__ = [
     "COVER_LABELS",
     "fmt_time",
     "fmt_config",
+    "fmt_interval",
     "fmt_shape",
     "fmt_whole",
     "fmt_tflops",

@@ -1,29 +1,18 @@
 """Tables of the guides chapter: guides against a truth they do not know, and the surrogate ablation.
 
-Every cell is ``median [lo–hi]``: the median trials to within 5 % over the seeds and its
-bootstrap 95 % interval (:func:`schedlab.core.stats.bootstrap_interval`); ``—`` where it is ``inf`` (half
-the seeds, or the resampled half, never got there in the budget).
+Every cell is ``median [low, high]`` (:func:`schedlab.render.table.fmt_interval`): the median trials to
+within 5 % over the seeds and its bootstrap 95 % interval (:func:`schedlab.core.stats.trials_interval`);
+``—`` where it is ``inf`` (half the seeds, or the resampled half, never got there in the budget).
 """
 
 from __future__ import annotations
 
-from schedlab.studies.guides import Cell, GuideStudy
+from schedlab.studies.guides import GuideStudy
 from schedlab.render.labels import SURROGATE_LABELS, TUNER_LABELS
 from schedlab.studies.surrogates import Ablation
-from schedlab.render.table import Table, fmt_trials
+from schedlab.render.table import Table, fmt_interval, fmt_trials
 
-__all__ = ["fmt_interval", "guide_table", "ablation_table"]
-
-
-def fmt_interval(cell: Cell) -> str:
-    """``median [lo–hi]`` of a :class:`~schedlab.studies.guides.Cell`, joined by no-break spaces.
-
-    Examples
-    --------
-    >>> fmt_interval(Cell(18.0, 17.0, 19.0, 23.0, 1.0)), fmt_interval(Cell(float('inf'), 200.0, float('inf'), float('inf'), 0.4))
-    ('18\\xa0[17–19]', '—\\xa0[200–—]')
-    """
-    return f"{fmt_trials(cell.median)}\u00a0[{fmt_trials(cell.lo)}–{fmt_trials(cell.hi)}]"
+__all__ = ["guide_table", "ablation_table"]
 
 
 def _setting(x) -> str:
@@ -38,7 +27,7 @@ def guide_table(study: GuideStudy, truths=None) -> Table:
     >>> from schedlab.studies.guides import field_truth, guide_study
     >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model"], seeds=range(4))
     >>> guide_table(g).rows
-    (('代价模型排序，测前 k 个', '1\\xa0[1–1]'),)
+    (('代价模型排序，测前 k 个', '1\\xa0[1,\\xa01]'),)
     """
     if not isinstance(study, GuideStudy):
         raise ValueError(f"study must be a schedlab.studies.guides.GuideStudy, got {type(study).__name__}")

@@ -103,12 +103,21 @@ SPLIT_LABELS = {
     "both": "每次留出一个形状，并去掉和它同投影或同 M 的训练形状",
 }
 
-#: Tuner of :data:`schedlab.studies.guides.TUNERS` -> its name in the lecture.
+#: Tuner -> its name in the lecture: the tuners of :data:`schedlab.studies.guides.TUNERS` and the
+#: real tuners of :data:`schedlab.studies.tuners.TUNERS`.
 TUNER_LABELS = {
     "top-k model": "代价模型排序，测前 k 个",
     "top-k learned": "学到的模型排序，测前 k 个",
     "model-guided": STRATEGY_LABELS["model"],
     **{name: STRATEGY_LABELS[name] for name in ("random", "descent", "annealing", "evolutionary")},
+    "kt_bayes_opt": "Kernel Tuner bayes_opt",
+    "kt_diff_evo": "Kernel Tuner diff_evo",
+    "kt_simulated_annealing": "Kernel Tuner simulated_annealing",
+    "kt_genetic_algorithm": "Kernel Tuner genetic_algorithm",
+    "kt_greedy_ils": "Kernel Tuner greedy_ils",
+    "kt_random_sample": "Kernel Tuner random_sample",
+    "optuna_tpe": "Optuna TPE",
+    "optuna_cmaes": "Optuna CMA-ES",
 }
 
 #: Surrogate of :data:`schedlab.studies.surrogates.SURROGATES` -> what it holds.
@@ -136,14 +145,14 @@ COVER_LABELS = {
 
 
 def strategy_label(name: str) -> str:
-    """A strategy's name in the lecture; a strategy without one keeps its own name.
+    """A strategy's or a tuner's name in the lecture; one without a label keeps its own name.
 
     Examples
     --------
-    >>> strategy_label("model"), strategy_label("mine")
-    ('代价模型引导', 'mine')
+    >>> strategy_label("model"), strategy_label("optuna_tpe"), strategy_label("mine")
+    ('代价模型引导', 'Optuna TPE', 'mine')
     """
-    return STRATEGY_LABELS.get(name, name)
+    return STRATEGY_LABELS.get(name) or TUNER_LABELS.get(name, name)
 
 
 def cover_label(method: str) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
-from schedlab.studies.compare import CellSummary, Comparison, LocalOptima
+from schedlab.core.stats import Interval
+from schedlab.studies.compare import Comparison, LocalOptima
 from schedlab.render.table import MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_trials
 
 __all__ = [
@@ -31,9 +32,9 @@ def fmt_reach(fraction) -> str:
     return text
 
 
-def _trials_cell(cell: CellSummary) -> str:
+def _trials_cell(cell: Interval) -> str:
     """``median / p90 (reached)``, joined by no-break spaces so a narrow HTML column keeps it on one line."""
-    return "\u00a0".join((fmt_trials(cell.median), "/", fmt_trials(cell.p90), f"({fmt_reach(cell.reached)})"))
+    return "\u00a0".join((fmt_trials(cell.estimate), "/", fmt_trials(cell.p90), f"({fmt_reach(cell.reached)})"))
 
 
 def _goal(comparison: Comparison) -> str:
@@ -100,7 +101,7 @@ def search_shape_table(comparison: Comparison, shape) -> Table:
     rows = []
     for name in comparison.strategies:
         cell = comparison.cell(shape, name)
-        rows.append((strategy_label(name), fmt_trials(cell.median), fmt_trials(cell.p90), fmt_reach(cell.reached)))
+        rows.append((strategy_label(name), fmt_trials(cell.estimate), fmt_trials(cell.p90), fmt_reach(cell.reached)))
     title = (f"{fmt_shape(shape)}：测多少次才到最优的 {_goal(comparison)} 以内（{_setting(comparison)}）；"
              f"{MISSING} 表示到达的种子不到一半（中位数）或不到九成（90% 分位数）")
     return Table(title, ("策略", "中位数", "90% 分位数", "预算内到达"), rows)

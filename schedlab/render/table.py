@@ -13,6 +13,7 @@ import numbers
 from dataclasses import dataclass
 
 from schedlab.core.space import GemmConfig
+from schedlab.core.stats import Interval
 
 __all__ = [
     "MISSING",
@@ -26,6 +27,7 @@ __all__ = [
     "fmt_percent",
     "fmt_pct",
     "fmt_config",
+    "fmt_interval",
 ]
 
 #: Placeholder for "no number": a configuration that cannot launch, an infinite time.
@@ -206,6 +208,27 @@ def fmt_percent(fraction, decimals: int = 0) -> str:
     """
     x = check_real(fraction, "fraction")
     return f"{100 * x:.{decimals}f}%" if math.isfinite(x) else MISSING
+
+
+def fmt_interval(iv: Interval, percent: bool = False) -> str:
+    """``estimate [low, high]`` of an :class:`~schedlab.core.stats.Interval`, joined by no-break spaces.
+
+    Each number is whole (:func:`fmt_whole`), ``—`` for an infinite or missing end; with
+    ``percent`` the statistic is a share, shown as a whole percentage with its ends in percent.
+    The no-break spaces keep a cell on one line in a narrow HTML column.
+
+    Examples
+    --------
+    >>> fmt_interval(Interval(18.0, 17.0, 20.0)), fmt_interval(Interval(float("inf"), 200.0, float("inf")))
+    ('18\\xa0[17,\\xa020]', '—\\xa0[200,\\xa0—]')
+    >>> fmt_interval(Interval(0.7, 0.6, 0.78), percent=True)
+    '70%\\xa0[60,\\xa078]'
+    """
+    if not isinstance(iv, Interval):
+        raise ValueError(f"iv must be a schedlab.core.stats.Interval, got {type(iv).__name__}")
+    scale, unit = (100, "%") if percent else (1, "")
+    estimate, low, high = (fmt_whole(scale * x) for x in iv[:3])
+    return f"{estimate}{unit}\u00a0[{low},\u00a0{high}]"
 
 
 def fmt_config(cfg: GemmConfig) -> str:

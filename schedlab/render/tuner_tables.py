@@ -11,50 +11,12 @@ import numpy as np
 
 from schedlab.core.landscape import landscape
 from schedlab.studies.landscapes import optimum_at_box_corner, good_set
-from schedlab.render import MISSING, STRATEGY_LABELS, Table, fmt_config, fmt_ratio, fmt_trials, shape_short
-from schedlab.core.stats import Interval, bootstrap_interval, sign_test
+from schedlab.render.labels import shape_short, strategy_label
+from schedlab.render.table import MISSING, Table, fmt_config, fmt_interval, fmt_ratio
+from schedlab.core.stats import bootstrap_interval, sign_test
 from schedlab.studies.triton_configs import ListResult
 
-__all__ = ["TUNER_LABELS", "label", "fmt_interval", "interval_table", "median_table", "sign_table", "list_table",
-           "landscape_table"]
-
-#: Tuner name in :data:`schedlab.studies.tuners.TUNERS` -> how the page names it.
-TUNER_LABELS = {
-    "kt_bayes_opt": "Kernel Tuner bayes_opt",
-    "kt_diff_evo": "Kernel Tuner diff_evo",
-    "kt_simulated_annealing": "Kernel Tuner simulated_annealing",
-    "kt_genetic_algorithm": "Kernel Tuner genetic_algorithm",
-    "kt_greedy_ils": "Kernel Tuner greedy_ils",
-    "kt_random_sample": "Kernel Tuner random_sample",
-    "optuna_tpe": "Optuna TPE",
-    "optuna_cmaes": "Optuna CMA-ES",
-}
-
-
-def label(strategy: str) -> str:
-    """The page's name for a strategy of ours or a real tuner.
-
-    Examples
-    --------
-    >>> label("model"), label("optuna_tpe")
-    ('代价模型引导', 'Optuna TPE')
-    """
-    return STRATEGY_LABELS.get(strategy) or TUNER_LABELS.get(strategy) or strategy
-
-
-def fmt_interval(iv: Interval, percent: bool = False) -> str:
-    """``est [low, high]`` with ``—`` for an infinite end; shares as whole percentages.
-
-    Examples
-    --------
-    >>> fmt_interval(Interval(18.0, 17.0, 20.0)), fmt_interval(Interval(37.0, 30.0, float('inf')))
-    ('18 [17, 20]', '37 [30, —]')
-    >>> fmt_interval(Interval(0.7, 0.6, 0.78), percent=True)
-    '70% [60, 78]'
-    """
-    if percent:
-        return f"{100 * iv.estimate:.0f}% [{100 * iv.low:.0f}, {100 * iv.high:.0f}]"
-    return f"{fmt_trials(iv.estimate)} [{fmt_trials(iv.low)}, {fmt_trials(iv.high)}]"
+__all__ = ["interval_table", "median_table", "sign_table", "list_table", "landscape_table"]
 
 
 def _trials(comparison, shape, strategy) -> np.ndarray:
@@ -71,7 +33,7 @@ def interval_table(comparison, shape, strategies=None) -> Table:
     rows = []
     for name in names:
         t = _trials(comparison, shape, name)
-        rows.append((label(name), fmt_interval(bootstrap_interval(t, "median")),
+        rows.append((strategy_label(name), fmt_interval(comparison.cell(shape, name)),
                      fmt_interval(bootstrap_interval(t, "p90")),
                      fmt_interval(bootstrap_interval(np.isfinite(t), "share"), percent=True)))
     goal = f"{100 * (comparison.factor - 1):.6g}%"
@@ -85,7 +47,7 @@ def median_table(comparison, shapes, strategies=None) -> Table:
     """The median of trials-to-goal with its bootstrap 95 % interval: one row per strategy, one column per shape."""
     names = comparison.strategies if strategies is None else tuple(strategies)
     shapes = tuple(comparison.shapes[comparison.shape_index(s)] for s in shapes)
-    rows = [(label(name),) + tuple(fmt_interval(bootstrap_interval(_trials(comparison, s, name))) for s in shapes)
+    rows = [(strategy_label(name),) + tuple(fmt_interval(comparison.cell(s, name)) for s in shapes)
             for name in names]
     title = (f"中位数 [95% 自助法区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）；"
              f"{MISSING} 表示预算内没到")
@@ -97,7 +59,7 @@ def sign_table(comparison, shape, pairs) -> Table:
     rows = []
     for a, b in pairs:
         st = sign_test(_trials(comparison, shape, a), _trials(comparison, shape, b))
-        rows.append((label(a), label(b), str(st.wins), str(st.losses), str(st.ties), f"{st.p_value:.2g}"))
+        rows.append((strategy_label(a), strategy_label(b), str(st.wins), str(st.losses), str(st.ties), f"{st.p_value:.2g}"))
     title = "同一批种子上两两比较（符号检验，双侧）：各自用的次数更少的种子数，和 p 值"
     return Table(title, ("A", "B", "A 更少", "B 更少", "一样", "p"), rows)
 

@@ -3,7 +3,7 @@
 :func:`compare` runs the strategy cores of :mod:`schedlab.studies.search` for many seeds at once,
 in lock step where a strategy allows it, so the full comparison (22 shapes x 6 strategies
 x 100 seeds) takes seconds, not minutes, and summarises each (shape, strategy) cell as a
-:class:`CellSummary` in a :class:`Comparison`. :func:`descent_local_optima` is the study
+:class:`~schedlab.core.stats.Interval` in a :class:`Comparison`. :func:`descent_local_optima` is the study
 of where single coordinate descents get stuck (:class:`LocalOptima`). Both are data in,
 data out.
 
@@ -14,33 +14,21 @@ contract of :func:`schedlab.studies.search.run_seeds` and passing ``cores={**COR
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
 from schedlab.core.space import as_mnk
 from schedlab.core.hardware import Hardware
+from schedlab.core.stats import Interval, order_statistic, trials_interval
 from schedlab.studies.search import (CORES, DEFAULT_BUDGET, DEFAULT_NOISE, DEFAULT_SHAPES, STRATEGIES, Core, check_count, check_factor, check_noise, check_seeds, first_within, noise_factors, run_seeds, search_context)
 from schedlab.core.space import GemmConfig, check_sequence
 
-__all__ = ["CellSummary", "Comparison", "LocalOptima", "compare", "descent_local_optima"]
+__all__ = ["Comparison", "LocalOptima", "compare", "descent_local_optima"]
 
 _NAME_OF = {f: name for name, f in STRATEGIES.items()}
-
-
-class CellSummary(NamedTuple):
-    """Trials-to-within-factor of one strategy on one shape, over the seeds."""
-
-    median: float  # inf if half the seeds never got there
-    p90: float
-    reached: float  # fraction of seeds within factor inside the budget
-
-
-def _quantile(x: np.ndarray, q: float, axis=-1) -> np.ndarray:
-    """An order statistic (no interpolation), so counts stay counts and inf stays inf."""
-    return np.quantile(x, q, axis=axis, method="inverted_cdf")
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,18 +99,20 @@ class Comparison:
             raise ValueError(f"strategy must be one of {self.strategies}, got {strategy!r}")
         return self.strategies.index(name)
 
-    def cell(self, shape, strategy) -> CellSummary:
-        """Median, p90 and reach fraction for ``shape`` (a shape or its index) and ``strategy``."""
-        i, j = self.shape_index(shape), self.strategy_index(strategy)
-        return CellSummary(float(self.median[i, j]), float(self.p90[i, j]), float(self.reached[i, j]))
+    def cell(self, shape, strategy) -> Interval:
+        """Trials of ``strategy`` on ``shape`` (a shape or its index): :func:`~schedlab.core.stats.trials_interval`."""
+        return trials_interval(self.trials[self.shape_index(shape), self.strategy_index(strategy)])
 
-    def summary(self, strategy, shapes=None) -> CellSummary:
-        """Median over ``shapes`` (default all) of the per-shape medians and p90s, and the mean reach."""
+    def summary(self, strategy, shapes=None) -> Interval:
+        """Median over ``shapes`` (default all) of the per-shape medians and p90s, and the mean reach.
+
+        A median over shapes is not resampled: ``low`` and ``high`` are ``nan``.
+        """
         idx = range(len(self.shapes)) if shapes is None else [self.shape_index(s) for s in shapes]
         idx = list(idx)
         j = self.strategy_index(strategy)
-        return CellSummary(float(_quantile(self.median[idx, j], 0.5)), float(_quantile(self.p90[idx, j], 0.5)),
-                           float(self.reached[idx, j].mean()))
+        return Interval(float(order_statistic(self.median[idx, j], 0.5)), math.nan, math.nan,
+                        p90=float(order_statistic(self.p90[idx, j], 0.5)), reached=float(self.reached[idx, j].mean()))
 
 
 def _strategy_name(strategy, cores: Mapping[str, Core]) -> str:
@@ -180,7 +170,7 @@ def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: in
     ((1, 2, 5), (1, 2, 200))
     >>> c.cell((4096, 4096, 4096), "exhaustive").reached  # the best configs come last in SPACE order
     0.0
-    >>> bool(c.cell(0, "model").median < 200)
+    >>> bool(c.cell(0, "model").estimate < 200)
     True
     """
     shapes = check_sequence(shapes, "shapes", "(M, N, K)")
@@ -214,7 +204,7 @@ def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: in
                 progress(done, total, f"{name} {'×'.join(map(str, context.mnk))}")
     return Comparison(
         shapes=shapes, strategies=names, seeds=seeds, budget=budget, noise=noise, factor=factor,
-        trials=trials, median=_quantile(trials, 0.5), p90=_quantile(trials, 0.9),
+        trials=trials, median=order_statistic(trials, 0.5), p90=order_statistic(trials, 0.9),
         reached=np.isfinite(trials).mean(axis=-1), curve_median=curves[0], curve_p10=curves[1], curve_p90=curves[2],
     )
 

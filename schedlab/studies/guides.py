@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
@@ -58,7 +57,7 @@ from schedlab.core.shapes import study_shapes
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import SPACE, check_sequence, config_array
-from schedlab.core.stats import bootstrap_interval
+from schedlab.core.stats import Interval, trials_interval
 
 __all__ = [
     "FIELD_SIGMAS",
@@ -67,7 +66,6 @@ __all__ = [
     "BLIND",
     "TUNERS",
     "Truth",
-    "Cell",
     "GuideStudy",
     "effects_field",
     "field_truth",
@@ -231,16 +229,6 @@ def _training_shapes(mnk) -> tuple:
 # --- the study ----------------------------------------------------------------------------------
 
 
-class Cell(NamedTuple):
-    """Trials to within 5 % of one tuner on one truth: median, its bootstrap 95 % interval, p90, reach."""
-
-    median: float
-    lo: float
-    hi: float
-    p90: float
-    reached: float
-
-
 @dataclass(frozen=True, eq=False)
 class GuideStudy:
     """Trials until the believed best is truly within ``factor`` of the truth's optimum.
@@ -265,21 +253,18 @@ class GuideStudy:
             raise ValueError(f"truth must be one of {names}, got {truth!r}")
         return names.index(name)
 
-    def cell(self, truth, tuner: str) -> Cell:
-        """Median (with bootstrap 95 % interval), p90 and reached fraction of ``tuner`` on ``truth``."""
+    def cell(self, truth, tuner: str) -> Interval:
+        """Trials to within ``factor`` of ``tuner`` on ``truth``: :func:`~schedlab.core.stats.trials_interval`."""
         if tuner not in self.tuners:
             raise ValueError(f"tuner must be one of {self.tuners}, got {tuner!r}")
-        x = self.trials[self._truth_index(truth), self.tuners.index(tuner)]
-        med, lo, hi = bootstrap_interval(x)
-        p90 = float(np.quantile(x, 0.9, method="inverted_cdf"))
-        return Cell(med, lo, hi, p90, float(np.isfinite(x).mean()))
+        return trials_interval(self.trials[self._truth_index(truth), self.tuners.index(tuner)])
 
     def best_blind(self, truth) -> str:
         """The blind tuner with the lowest median on ``truth`` (the first in :data:`BLIND` order on ties)."""
         blind = [b for b in BLIND if b in self.tuners]
         if not blind:
             raise ValueError("this study ran no blind tuner")
-        return min(blind, key=lambda b: self.cell(truth, b).median)
+        return min(blind, key=lambda b: self.cell(truth, b).estimate)
 
 
 def _core_ranked(context, seeds, budget, factors, ranking):
@@ -311,7 +296,7 @@ def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = se
     Examples
     --------
     >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model", "random"], seeds=range(8))
-    >>> g.trials.shape, g.cell("σ = 0 %", "top-k model").median  # guide = truth: the first pick is the optimum
+    >>> g.trials.shape, g.cell("σ = 0 %", "top-k model").estimate  # guide = truth: the first pick is the optimum
     ((1, 2, 8), 1.0)
     """
     mnk = as_mnk(shape)

@@ -36,8 +36,7 @@ import numpy as np
 from schedlab.studies import search
 from schedlab.core.space import as_mnk
 from schedlab.core.landscape import landscape
-from schedlab.studies.guides import Cell
-from schedlab.core.stats import bootstrap_interval
+from schedlab.core.stats import Interval, trials_interval
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import SPACE, GemmConfig, check_sequence, launchable
@@ -91,16 +90,14 @@ class Ablation:
     factor: float
     trials: np.ndarray = field(repr=False)
 
-    def cell(self, shape, surrogate: str) -> Cell:
-        """Median (bootstrap 95 % interval), p90 and reached fraction of ``surrogate`` on ``shape``."""
+    def cell(self, shape, surrogate: str) -> Interval:
+        """Trials to within ``factor`` of ``surrogate`` on ``shape``: :func:`~schedlab.core.stats.trials_interval`."""
         mnk = as_mnk(shape)
         if mnk not in self.shapes:
             raise ValueError(f"shape {mnk} is not in this ablation")
         if surrogate not in self.surrogates:
             raise ValueError(f"surrogate must be one of {self.surrogates}, got {surrogate!r}")
-        x = self.trials[self.shapes.index(mnk), self.surrogates.index(surrogate)]
-        med, lo, hi = bootstrap_interval(x)
-        return Cell(med, lo, hi, float(np.quantile(x, 0.9, method="inverted_cdf")), float(np.isfinite(x).mean()))
+        return trials_interval(self.trials[self.shapes.index(mnk), self.surrogates.index(surrogate)])
 
 
 def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = search.DEFAULT_BUDGET,
@@ -110,7 +107,7 @@ def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = sear
     Examples
     --------
     >>> a = ablation([(4096, 4096, 4096)], ["linear", "ours"], seeds=range(10))
-    >>> a.trials.shape, bool(a.cell((4096, 4096, 4096), "ours").median <= 24)
+    >>> a.trials.shape, bool(a.cell((4096, 4096, 4096), "ours").estimate <= 24)
     ((1, 2, 10), True)
     """
     hw = check_hardware(hw)
