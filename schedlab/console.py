@@ -17,12 +17,12 @@ BLOCK_K  128
 
 from __future__ import annotations
 
-import numbers
 import re
 import sys
 
 from wcwidth import wcwidth
 
+from schedlab.core.checks import is_integer, is_number
 from schedlab.render.table import Table, fmt_time
 
 __all__ = [
@@ -65,11 +65,7 @@ def _pad(text: str, width: int, right: bool) -> str:
 
 
 def _is_number(value) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Number):
-        return True
-    return isinstance(value, str) and bool(_NUMERIC.match(value.strip()))
+    return is_number(value) or (isinstance(value, str) and bool(_NUMERIC.match(value.strip())))
 
 
 #: Widest cell, in terminal columns, that :func:`print_table` prints on one line; a wider cell (a long
@@ -227,7 +223,7 @@ def wrap(text: str, width: int) -> list[str]:
     >>> wrap("", 5)
     []
     """
-    if isinstance(width, bool) or not isinstance(width, int) or width < 4:
+    if not is_integer(width) or width < 4:
         raise ValueError(f"width must be an integer of at least 4 columns, got {width!r}")
     lines: list[_Line] = []
     cur = _Line()

@@ -17,10 +17,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
+
+from schedlab.core.checks import is_integer, is_number
 
 __all__ = ["resolve_gpu", "Hardware", "H100_TC", "H100_SOURCES", "H100_SXM", "A100_SXM4", "H200_SXM", "PROFILES", "PROFILE_SOURCES",
            "DEFAULT_PROFILE", "profile", "KiB", "MiB", "check_hardware", "default", "using"]
@@ -121,8 +122,7 @@ class Hardware:
                 continue
             value = getattr(self, f.name)
             counts = f.type == "int"  # a count of things (SMs, bytes, registers): an integer
-            kind = numbers.Integral if counts else numbers.Real
-            if isinstance(value, bool) or not isinstance(value, kind):
+            if not (is_integer(value) if counts else is_number(value)):
                 noun = "a positive integer" if counts else "a positive finite number"
                 raise ValueError(f"Hardware.{f.name} must be {noun}, got {value!r} ({type(value).__name__})")
             value = int(value) if counts else float(value)

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from schedlab.core.caching import memoised
+from schedlab.core.checks import check_int, is_number
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.model import evaluate
 from schedlab.core.space import SPACE, GemmConfig, as_mnk, launchable
@@ -160,10 +161,9 @@ class Landscape:
         >>> len(land.tie_groups(within=1.05))
         1
         """
-        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-            raise ValueError(f"k must be a positive integer, got {k!r}")
-        if within is not None and (isinstance(within, bool) or not isinstance(within, (int, float, np.floating))
-                                   or not within >= 1):
+        if k is not None:
+            check_int("k", k, minimum=1)
+        if within is not None and (not is_number(within) or not within >= 1):
             raise ValueError(f"within must be a factor >= 1 (1.05 for 5 %), got {within!r}")
         order = np.argsort(self.time_s, kind="stable")
         times = self.time_s[order]
@@ -207,9 +207,7 @@ class Landscape:
 
     def top(self, k: int = 6) -> list[tuple[GemmConfig, float, float, float]]:
         """The ``k`` fastest as ``(config, time_s, tflops, time/best)``, fastest first (stable on ties)."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
-        order = np.argsort(self.time_s, kind="stable")[:k]
+        order = np.argsort(self.time_s, kind="stable")[:check_int("k", k, minimum=1)]
         flop = 2 * np.prod(self.shape, dtype=float)
         return [(self.configs[i], float(self.time_s[i]), float(tflops(flop, self.time_s[i])), float(self.ratio[i]))
                 for i in order]

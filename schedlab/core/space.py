@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-import numbers
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import NamedTuple
@@ -18,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from schedlab.core.caching import memoised
+from schedlab.core.checks import is_integer
 from schedlab.core.hardware import Hardware, KiB, check_hardware, default
 
 __all__ = [
@@ -62,7 +62,7 @@ WARP_GRID = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})
 
 def check_knob(name: str, value) -> int:
     """``value`` as an int when it is one of ``SPACE[name]``; otherwise a ValueError naming the knob."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_integer(value):
         raise ValueError(f"{name} must be an integer from {SPACE[name]}, got {value!r} ({type(value).__name__})")
     if value not in SPACE[name]:
         raise ValueError(f"{name} must be one of {SPACE[name]}, got {value!r}")
@@ -212,7 +212,7 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
     """
     out = []
     for name, value in (("M", M), ("N", N), ("K", K)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if not is_integer(value):
             raise ValueError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
         if value <= 0:
             raise ValueError(f"{name} must be a positive integer, got {value}")

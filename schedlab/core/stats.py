@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from schedlab.core.checks import is_integer
+
 __all__ = ["Interval", "order_statistic", "bootstrap_interval", "trials_interval", "SignTest", "sign_test",
            "RandomOdds", "random_search_odds"]
 
@@ -200,7 +202,7 @@ def random_search_odds(n: int, k: int, budget: int) -> RandomOdds:
     (50.0, 90.0, 50.5, 1.0)
     """
     for name, v, lo in (("n", n, 1), ("k", k, 1), ("budget", budget, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        if not is_integer(v) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
     if k > n:
         raise ValueError(f"k must be at most n = {n}, got {k}")

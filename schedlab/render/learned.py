@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+from schedlab.core.checks import is_integer
 from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
 from schedlab.studies.learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
 from schedlab.render.table import MISSING, Table, check_real, fmt_pct, fmt_percent, fmt_ratio
@@ -17,7 +18,7 @@ def _check_cv(cv) -> CrossValidation:
 
 
 def _check_k(k) -> int:
-    if k not in TOP_K or isinstance(k, bool):
+    if not is_integer(k) or k not in TOP_K:
         raise ValueError(f"k must be one of {TOP_K}, got {k!r}")
     return k
 

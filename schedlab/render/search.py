@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from schedlab.core.checks import check_int
 from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
 from schedlab.core.stats import Interval
 from schedlab.studies.compare import Comparison, LocalOptima
@@ -147,8 +148,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
     """
     if not isinstance(local_optima, LocalOptima):
         raise ValueError(f"local_optima must be a schedlab.studies.compare.LocalOptima, got {type(local_optima).__name__}")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+    check_int("k", k, minimum=1)
     lo = local_optima
     rows = [(fmt_config(cfg), fmt_ratio(r), str(n)) for cfg, r, n in lo.where[:k]]
     title = (f"{fmt_shape(lo.shape)}：{lo.runs} 次坐标下降（随机起点、不重启）里 {lo.bad} 次停在离最优超过 "

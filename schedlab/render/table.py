@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import html
 import math
-import numbers
 from dataclasses import dataclass
 
+from schedlab.core.checks import is_number
 from schedlab.core.space import GemmConfig
 from schedlab.core.stats import Interval
 
@@ -133,7 +133,7 @@ _TIME_UNITS = (("ns", 1e-9, 0), ("µs", 1e-6, 1), ("ms", 1e-3, 2), ("s", 1.0, 2)
 
 def check_real(x, what: str) -> float:
     """``x`` as a float; a ``ValueError`` naming ``what`` unless it is a real number (bool is not)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    if not is_number(x):
         raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
     return float(x)
 

@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 import numpy as np
 
+from schedlab.core.checks import is_number
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
@@ -265,7 +266,7 @@ def _set_cover_record(sw: Sweep, method: str, columns, tol: float) -> Cover:
 
 
 def _check_tol(tol) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < 10:
+    if not is_number(tol) or not 0 <= tol < 10:
         raise ValueError(f"tol must be a number in [0, 10), got {tol!r}")
     return float(tol)
 

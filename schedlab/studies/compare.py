@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from schedlab.core.checks import is_integer
 from schedlab.core.space import as_mnk
 from schedlab.core.hardware import Hardware
 from schedlab.core.stats import Interval, order_statistic, trials_interval
@@ -79,7 +80,7 @@ class Comparison:
         ValueError
             If the shape is not in this comparison or the index is out of range.
         """
-        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        if is_integer(shape):
             if not 0 <= shape < len(self.shapes):
                 raise ValueError(f"shape index out of range: {shape}")
             return int(shape)

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.studies import learned, search
+from schedlab.core.checks import check_number
 from schedlab.core.space import as_mnk
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import study_shapes
@@ -90,11 +91,7 @@ _CORE_OF = {"model-guided": "model", **{name: name for name in BLIND}}
 
 
 def _check_sigma(sigma) -> float:
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.integer, np.floating)):
-        raise ValueError(f"sigma must be a number in [0, 1], got {sigma!r}")
-    if not (math.isfinite(sigma) and 0 <= sigma <= 1):
-        raise ValueError(f"sigma must be a finite number in [0, 1], got {sigma!r}")
-    return float(sigma)
+    return check_number("sigma", sigma, minimum=0, maximum=1)
 
 
 def _knob_index(values: np.ndarray) -> np.ndarray:

@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from schedlab.core.checks import check_int, is_number
 from schedlab.core.shapes import Shape, study_shapes
 from schedlab.core.space import as_mnk
 from schedlab.core.landscape import landscape
@@ -296,7 +297,7 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware | 
     (256, 128)
     """
     _check_set(feature_set)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0:
+    if not is_number(alpha) or not alpha >= 0:
         raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
     mnks = tuple(dict.fromkeys(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")))
     if not mnks:
@@ -326,7 +327,7 @@ def choose_alpha(shapes, split: str = "projection", feature_set: str = "tile", a
     """
     hw = check_hardware(hw)
     alphas = tuple(alphas)
-    if not alphas or not all(isinstance(a, (int, float)) and not isinstance(a, bool) and a >= 0 for a in alphas):
+    if not alphas or not all(is_number(a) and a >= 0 for a in alphas):
         raise ValueError(f"alphas must be non-negative numbers, got {alphas!r}")
     inner = folds(split, shapes)
     if len(inner) < 2:
@@ -385,8 +386,7 @@ def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware |
 
     _check_set(feature_set)
     hw = check_hardware(hw)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_int("seed", seed, minimum=0)
     mnks = tuple(dict.fromkeys(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")))
     if not mnks:
         raise ValueError("fit_boosted needs at least one training shape")

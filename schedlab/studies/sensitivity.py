@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.model import evaluate
@@ -43,9 +44,7 @@ class Sensitivity:
         """
         if knob not in SPACE:
             raise ValueError(f"knob must be one of {tuple(SPACE)}, got {knob!r}")
-        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-            raise ValueError(f"steps must be a positive integer, got {steps!r}")
-        i = SPACE[knob].index(getattr(self.base, knob)) - int(steps)
+        i = SPACE[knob].index(getattr(self.base, knob)) - check_int("steps", steps, minimum=1)
         return Step(*self.ratios[knob][i]) if i >= 0 else None
 
 

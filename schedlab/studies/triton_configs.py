@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedlab.core.checks import check_int
 from schedlab.core.space import as_mnk
 from schedlab.core.landscape import landscape
 from schedlab.core.hardware import Hardware, check_hardware
@@ -169,8 +170,7 @@ def top_k(shape, k: int = 10, guide_s=None, configs=None, seeds=range(100), nois
     >>> r.n_launchable, r.best_ratio
     (10, 1.0)
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    check_int("k", k, minimum=1)
     land = landscape(shape, hw)
     guide = land.time_s if guide_s is None else np.asarray(guide_s, dtype=float)
     if guide.shape != land.time_s.shape:
