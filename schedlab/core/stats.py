@@ -7,7 +7,7 @@ its budget), so every statistic here is an order statistic or a count, never a m
   90th percentile or a share, resampling seeds (numpy only, seeded, reproducible);
 - :func:`trials_interval`: what every chapter reports of trials-to-goal over seeds -- the
   median with that interval, the 90th percentile and the share of seeds that got there --
-  as one :class:`Interval`;
+  as one :class:`Interval` (:func:`schedlab.render.table.fmt_interval` writes it);
 - :func:`sign_test`: two strategies run with the same seeds meet the same noise, so
   their trials pair up by seed; the exact two-sided sign test asks whether one wins
   more seeds than a fair coin would (ties, ``inf`` against ``inf`` included, dropped);
@@ -68,8 +68,8 @@ class Interval(NamedTuple):
     Examples
     --------
     >>> iv = Interval(18.0, 17.0, 20.0)
-    >>> str(iv), iv.p90
-    ('18 [17, 20]', nan)
+    >>> iv.estimate, iv.p90
+    (18.0, nan)
     """
 
     estimate: float
@@ -77,9 +77,6 @@ class Interval(NamedTuple):
     high: float
     p90: float = math.nan
     reached: float = math.nan
-
-    def __str__(self) -> str:
-        return f"{self.estimate:g} [{self.low:g}, {self.high:g}]"
 
 
 def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
