@@ -29,10 +29,10 @@ import time
 import numpy as np
 
 from schedlab import clear_caches
-from schedlab import analysis
 import schedlab.core.model as model
 import schedlab.studies.compare as compare
 import schedlab.studies.search as search
+from schedlab.core.landscape import landscape
 from schedlab.core.space import config_array
 
 SHAPE = (4096, 4096, 4096)
@@ -48,9 +48,7 @@ def best_of(fn, repeats: int) -> float:
 
 
 def clear_model_caches():
-    clear_caches()
-    analysis._landscape.cache_clear()
-    search._context.cache_clear()
+    clear_caches()  # every memoised table: landscapes and search contexts included
 
 
 def table(headers, rows):
@@ -65,7 +63,7 @@ def table(headers, rows):
 
 
 def bench_model(repeats: int):
-    arr = config_array(analysis.landscape(SHAPE).configs)
+    arr = config_array(landscape(SHAPE).configs)
     n = len(arr)
 
     def cold():
@@ -74,7 +72,7 @@ def bench_model(repeats: int):
 
     def landscape_cold():
         clear_model_caches()
-        analysis.landscape(SHAPE)
+        landscape(SHAPE)
 
     model.evaluate(arr, *SHAPE)
     rows = []
