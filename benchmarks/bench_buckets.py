@@ -18,13 +18,15 @@ import time
 
 import numpy as np
 
-from schedlab import analysis, clear_caches
+import schedlab.core.landscape as landscape_module
+from schedlab import clear_caches, landscape
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.studies import buckets, learned
 from schedlab.core import model
 
 
 def clear(hbm: bool) -> None:
-    analysis._landscape.cache_clear()
+    landscape_module._landscape.cache_clear()
     buckets._sweep.cache_clear()
     if hbm:
         clear_caches()
@@ -41,7 +43,7 @@ def bench_sweeps(label: str, Ms) -> float:
     print(f"{'projection':10s} {'cold s':>8s} {'cold cfg/s':>11s} {'warm s':>8s} {'cached s':>9s} "
           f"{'greedy':>6s} {'exact':>5s} {'pow2':>4s} {'pow2 worst':>10s} {'pow2 mean':>9s} {'up worst':>8s} {'cover s':>8s}")
     total = 0.0
-    for name, N, K in analysis.LLAMA8B_PROJECTIONS:
+    for name, N, K in LLAMA8B_PROJECTIONS:
         clear(hbm=True)
         sw, cold = timed(buckets.sweep, N, K, Ms)
         clear(hbm=False)
@@ -61,10 +63,10 @@ def bench_sweeps(label: str, Ms) -> float:
 
 def bench_landscape_path(Ms, N=4096, K=4096) -> None:
     clear(hbm=True)
-    _, cold = timed(lambda: [analysis.landscape((M, N, K)) for M in Ms])
-    _, warm = timed(lambda: [analysis.landscape((M, N, K)) for M in Ms])
+    _, cold = timed(lambda: [landscape((M, N, K)) for M in Ms])
+    _, warm = timed(lambda: [landscape((M, N, K)) for M in Ms])
     n = len(Ms) * 3744
-    print(f"\n== analysis.landscape over the same M (O projection): cold {cold:.2f} s ({n / cold:,.0f} cfg/s), "
+    print(f"\n== landscape over the same M (O projection): cold {cold:.2f} s ({n / cold:,.0f} cfg/s), "
           f"second pass {warm:.4f} s (its cache holds 256 shapes)")
 
 
@@ -79,12 +81,12 @@ def bench_tiles() -> float:
 def bench_learned() -> float:
     shapes = learned.study_shapes()
     clear(hbm=True)
-    _, land_s = timed(lambda: [analysis.landscape(s.mnk) for s in shapes])
+    _, land_s = timed(lambda: [landscape(s.mnk) for s in shapes])
     print(f"\n== learned model: {len(shapes)} study shapes, landscapes (cold) {land_s:.2f} s")
     total = land_s
     for fs in learned.FEATURE_SETS:
         m, fit_s = timed(learned.fit, shapes, fs)
-        _, pred_s = timed(m.predict_log_time, analysis.landscape(shapes[0].mnk).configs, shapes[0].mnk)
+        _, pred_s = timed(m.predict_log_time, landscape(shapes[0].mnk).configs, shapes[0].mnk)
         print(f"fit on all {len(shapes)} shapes, {fs:12s}: {fit_s:.3f} s; predict one shape (3744 configs): "
               f"{pred_s * 1e3:.1f} ms; train log-RMSE {m.train_rmse:.3f}")
     print(f"{'split':10s} {'features':12s} {'total s':>7s} {'fit s':>6s} {'pred s':>6s}  "
