@@ -2,7 +2,7 @@
 
 Each test states the claim as the lecture prints it and the tolerance the issue
 allows, written beside the assertion. The model is never tuned to one claim:
-if one of these fails, the physics in ``schedlab/model.py`` changed.
+if one of these fails, the physics in ``schedlab/core/model/`` changed.
 """
 
 import numpy as np
