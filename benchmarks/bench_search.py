@@ -28,10 +28,10 @@ import time
 
 import numpy as np
 
-from schedlab import clear_caches
 import schedlab.core.model as model
 import schedlab.studies.compare as compare
 import schedlab.studies.search as search
+from schedlab import clear_caches
 from schedlab.core.landscape import landscape
 from schedlab.core.space import config_array
 

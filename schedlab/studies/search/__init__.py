@@ -35,10 +35,28 @@ from __future__ import annotations
 
 from schedlab.studies.search import strategies
 from schedlab.studies.search.features import NeighbourTables, feature_names
-from schedlab.studies.search.harness import (DEFAULT_BUDGET, DEFAULT_NOISE, DEFAULT_SHAPES, MAX_NOISE, BudgetExhausted,
-                                             Core, Descent, Measurer, SearchContext, SearchTrace, check_count,
-                                             check_factor, check_noise, check_seeds, first_within, noise_factors,
-                                             run_seeds, run_strategy, search_context, trials_to_within)
+from schedlab.studies.search.harness import (
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    DEFAULT_SHAPES,
+    MAX_NOISE,
+    BudgetExhausted,
+    Core,
+    Descent,
+    Measurer,
+    SearchContext,
+    SearchTrace,
+    check_count,
+    check_factor,
+    check_noise,
+    check_seeds,
+    first_within,
+    noise_factors,
+    run_seeds,
+    run_strategy,
+    search_context,
+    trials_to_within,
+)
 from schedlab.studies.search.strategies import CORES, STRATEGIES
 
 __all__ = [

@@ -74,7 +74,8 @@ __all__ = [
 DEFAULT_BUDGET = 300
 #: Default measurement noise: sigma of a lognormal factor, 3 % (a typical autotuning timing spread).
 DEFAULT_NOISE = 0.03
-#: The shapes :func:`schedlab.studies.compare.compare` uses by default: :func:`schedlab.core.shapes.study_shapes` (22 distinct).
+#: The shapes :func:`schedlab.studies.compare.compare` uses by default:
+#: :func:`schedlab.core.shapes.study_shapes` (22 distinct).
 DEFAULT_SHAPES = study_shapes()
 #: Largest noise sigma accepted: a lognormal factor of e = 2.7x per sigma is already far beyond any
 #: real timing spread, and much larger sigmas overflow the measured times.

@@ -1,4 +1,4 @@
-"""Model-guided search: a ridge regression on static features, refitted as measurements arrive, picks what to measure."""
+"""Model-guided search: a ridge regression on static features, refitted as measurements arrive, picks the next."""
 
 from __future__ import annotations
 
