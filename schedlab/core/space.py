@@ -91,7 +91,7 @@ class GemmConfig:
 
     Examples
     --------
-    >>> c = GemmConfig(256, 128, 32, 8, 4, 1)
+    >>> c = GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)
     >>> c.as_tuple()
     (256, 128, 32, 8, 4, 1)
     >>> c.warp_tile
@@ -300,9 +300,9 @@ def reasons(cfg: GemmConfig, hw: Hardware | None = None) -> tuple[Reason, ...]:
 
     Examples
     --------
-    >>> [r.code for r in reasons(GemmConfig(256, 256, 128, 8, 5, 1))]
+    >>> [r.code for r in reasons(GemmConfig(bm=256, bn=256, bk=128, warps=8, stages=5, group=1))]
     ['smem', 'registers']
-    >>> reasons(GemmConfig(256, 128, 32, 8, 4, 1))
+    >>> reasons(GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1))
     ()
     """
     hw = check_hardware(hw)

@@ -251,7 +251,8 @@ def breakdown_table(bd: Breakdown) -> Table:
     Examples
     --------
     >>> from schedlab import explain, GemmConfig
-    >>> t = breakdown_table(explain(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096))
+    >>> best = GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)
+    >>> t = breakdown_table(explain(best, 4096, 4096, 4096))
     >>> t.headers
     ('项', '含义', '每步时间', '占一步', '')
     >>> t.rows[0]
@@ -282,7 +283,8 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
     Examples
     --------
     >>> from schedlab import explain, GemmConfig
-    >>> t = breakdown_summary_table(explain(GemmConfig(256, 128, 32, 8, 4, 1), 4096, 4096, 4096))
+    >>> best = GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)
+    >>> t = breakdown_summary_table(explain(best, 4096, 4096, 4096))
     >>> dict(t.rows)["波数"], dict(t.rows)["总时间"], dict(t.rows)["TFLOPS"]
     ('4', '149.0 µs', '922')
     """

@@ -236,7 +236,7 @@ def fmt_config(cfg: GemmConfig) -> str:
 
     Examples
     --------
-    >>> fmt_config(GemmConfig(256, 128, 32, 8, 4, 1))
+    >>> fmt_config(GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1))
     '(256, 128, 32, 8, 4, 1)'
     """
     if not isinstance(cfg, GemmConfig):

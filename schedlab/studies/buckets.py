@@ -424,7 +424,8 @@ def power_of_two_cover(sw: Sweep, tol: float = TOLERANCE, rounding: str = "down"
 
     Examples
     --------
-    >>> sw = Sweep(N=1, K=1, Ms=(1, 2, 3, 4), configs=(GemmConfig(16, 16, 16, 1, 1, 1), GemmConfig(32, 16, 16, 1, 1, 1)),
+    >>> small = GemmConfig(bm=16, bn=16, bk=16, warps=1, stages=1, group=1)
+    >>> sw = Sweep(N=1, K=1, Ms=(1, 2, 3, 4), configs=(small, GemmConfig(bm=32, bn=16, bk=16, warps=1, stages=1, group=1)),
     ...            time_s=np.array([[1.0, 2.0], [1.0, 2.0], [3.0, 2.0], [3.0, 2.0]]))
     >>> p = power_of_two_cover(sw)
     >>> p.slowdown.tolist(), p.n_configs

@@ -118,7 +118,9 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
     Examples
     --------
     >>> from schedlab import GemmConfig
-    >>> a, b, c = GemmConfig(128, 128, 32, 4, 3, 1), GemmConfig(128, 128, 64, 4, 3, 8), GemmConfig(16, 16, 16, 1, 1, 1)
+    >>> a = GemmConfig(bm=128, bn=128, bk=32, warps=4, stages=3, group=1)
+    >>> b = GemmConfig(bm=128, bn=128, bk=64, warps=4, stages=3, group=8)
+    >>> c = GemmConfig(bm=16, bn=16, bk=16, warps=1, stages=1, group=1)
     >>> f = effects_field([a, b, c], 0.1, seed=0)
     >>> f.shape, bool((f > 0).all()), effects_field([a], 0.0, seed=0).tolist()
     ((3,), True, [1.0])

@@ -153,7 +153,7 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware | None = No
 
     Examples
     --------
-    >>> X = features([GemmConfig(256, 128, 32, 8, 4, 1)], (4096, 4096, 4096))
+    >>> X = features([GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)], (4096, 4096, 4096))
     >>> X.shape
     (1, 25)
     >>> float(dict(zip(FEATURE_SETS["tile"], X[0]))["waves"])  # log2: 512 blocks, one per SM per wave: 4 waves
