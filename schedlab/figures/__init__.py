@@ -9,15 +9,17 @@ still displays once (it has ``_repr_png_``). Fonts and style are not set
 here: the book's ``book/matplotlibrc`` sets them (a CJK font is needed for the
 Chinese labels).
 
-One module per topic: :mod:`~schedlab.figures.style` (what every figure shares),
-:mod:`~schedlab.figures.demos` (the four demos, the roofline and ``explain``),
-:mod:`~schedlab.figures.gpus` (the GPU chapter),
-:mod:`~schedlab.figures.search`, :mod:`~schedlab.figures.buckets` and :mod:`~schedlab.figures.guides`; the labels come from
-:mod:`schedlab.render.labels`. This face re-exports the figures, so ``figures.launch_map()`` works.
+One module per topic: :mod:`~schedlab.figures.style` (what every figure shares), then one
+module per chapter (:mod:`~schedlab.figures.demos`, :mod:`~schedlab.figures.search`, ...);
+the labels come from :mod:`schedlab.render.labels`. This face re-exports every name of
+every module's ``__all__``, so ``figures.launch_map()`` works, importing a module on first
+use (:func:`schedlab.faces.lazy_face`). A new chapter is a new module with an ``__all__``;
+no list here names it.
 
 Examples
 --------
 >>> from schedlab.studies.shapes import transfer
+>>> from schedlab.figures import transfer_heatmap
 >>> fig = transfer_heatmap(transfer())
 >>> len(fig.axes)  # the heat map and its colour bar
 2
@@ -25,23 +27,6 @@ Examples
 
 from __future__ import annotations
 
-from schedlab.figures.buckets import bucket_optima, tile_map
-from schedlab.figures.demos import (breakdown_chart, landscape_cdf, launch_map, roofline, sensitivity_chart, transfer_heatmap)
-from schedlab.figures.gpus import gpu_landscapes, hardware_transfer_grid
-from schedlab.figures.guides import guide_sweep
-from schedlab.figures.search import search_curves
+from schedlab.faces import lazy_face
 
-__all__ = [
-    "launch_map",
-    "landscape_cdf",
-    "transfer_heatmap",
-    "sensitivity_chart",
-    "roofline",
-    "breakdown_chart",
-    "search_curves",
-    "gpu_landscapes",
-    "hardware_transfer_grid",
-    "bucket_optima",
-    "tile_map",
-    "guide_sweep",
-]
+__getattr__, __dir__ = lazy_face(__name__, __path__)
