@@ -59,6 +59,7 @@ from schedlab.core.landscape import landscape
 from schedlab.studies.export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
+from schedlab.studies.search.harness import strategy_seed_sequence
 from schedlab.core.space import SPACE, GemmConfig
 
 __all__ = [

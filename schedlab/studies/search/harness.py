@@ -62,6 +62,7 @@ __all__ = [
     "search_context",
     "noise_factors",
     "strategy_rng",
+    "strategy_seed_sequence",
     "trials_to_within",
     "first_within",
     "check_count",
@@ -182,9 +183,15 @@ def noise_factors(seed: int, noise: float, n: int) -> np.ndarray:
     return np.exp(noise * z)
 
 
+def strategy_seed_sequence(seed: int) -> np.random.SeedSequence:
+    """The entropy of a strategy's own choices for ``seed``: ``numpy.random.SeedSequence([1, seed])``, shared
+    by this package's strategies and the real tuners (:mod:`schedlab.studies.tuners`)."""
+    return np.random.SeedSequence([_STRATEGY_STREAM, seed])
+
+
 def strategy_rng(seed: int) -> np.random.Generator:
-    """The generator of a strategy's own choices for ``seed``: ``numpy.random.default_rng([1, seed])``."""
-    return np.random.default_rng([_STRATEGY_STREAM, seed])
+    """The generator of a strategy's own choices for ``seed`` (from :func:`strategy_seed_sequence`)."""
+    return np.random.default_rng(strategy_seed_sequence(seed))
 
 
 # --- the measurer -------------------------------------------------------------------------
