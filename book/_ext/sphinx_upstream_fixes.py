@@ -40,7 +40,10 @@ def setup(app: Sphinx):
         app.add_search_language(chinese_search_stemmer())
         app.connect("env-get-outdated", reread_pages_with_index_entries)
     else:
-        logger.info("book/_ext/sphinx_upstream_fixes.py: not applied on Sphinx %s (checked on %d.%d); check "
-                    "sphinx-doc/sphinx#14229 and #12599 and delete the workarounds fixed there",
-                    sphinx.__display_version__, *CHECKED_ON)
+        logger.info(
+            "book/_ext/sphinx_upstream_fixes.py: not applied on Sphinx %s (checked on %d.%d); check "
+            "sphinx-doc/sphinx#14229 and #12599 and delete the workarounds fixed there",
+            sphinx.__display_version__,
+            *CHECKED_ON,
+        )
     return {"parallel_read_safe": True, "parallel_write_safe": True}
