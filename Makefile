@@ -1,4 +1,4 @@
-# The two commands a newcomer needs: `make html` and `make test` (see README.md).
+# The two commands a newcomer needs: `make html` and `make test` (see README.md); `make check` while working.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,12 +9,16 @@ SPHINX := $(BIN)/sphinx-build -c . -d _build/doctrees -T -W --keep-going -j auto
 # The pages guard their numbers with doctests: `make html` runs them (the doctest builder) first,
 # and again only when one of their inputs changed since they last passed.
 DOCTESTS_PASSED := _build/doctest/passed
-DOCTEST_INPUTS := conf.py $(wildcard book/*.md) $(wildcard schedlab/*.py schedlab/*/*.py)
+DOCTEST_INPUTS := conf.py $(wildcard book/*.md) $(shell find schedlab -name "*.py")
+# Tests in parallel (pytest-xdist, one worker per core). `make check` leaves out the tests marked in
+# pyproject.toml as needing the built site, running sphinx-build or make, or slow.
+PYTEST := $(BIN)/python -m pytest -n auto
+QUICK := -m "not site and not build and not slow"
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: html test doctest serve bench clean distclean
+.PHONY: html test check lint doctest serve bench clean distclean
 
 # Python environment: the package with its test and book extras, in .venv.
 $(STAMP): pyproject.toml
@@ -45,8 +49,18 @@ doctest: $(STAMP) $(CJK_FONT)
 	$(SPHINX) -b doctest book _build/doctest
 	touch $(DOCTESTS_PASSED)
 
-test: html $(CHROMIUM)
-	$(BIN)/python -m pytest
+# Everything: lint, the site (built once, here; the tests' built_site fixture then finds it up to date),
+# every test, the browser checks and the book's doctests included. `.ci/run` runs this.
+test: lint html $(CHROMIUM)
+	$(PYTEST)
+
+# The package's tests and doctests, no site build: minutes, not more.
+check: lint
+	$(PYTEST) $(QUICK) tests schedlab
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 serve: html
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000
@@ -54,9 +68,9 @@ serve: html
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
-# `clean` keeps the execution cache (_build/.jupyter_cache); `distclean` removes everything.
+# `clean` removes what builds and tests leave; `distclean` the environment too.
 clean:
-	rm -rf _build/html _build/doctest _build/doctrees _build/jupyter_execute .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis .ruff_cache
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean

@@ -1,9 +1,13 @@
-"""Build the lecture site once per test session (incremental and cached, as `make html` does).
+"""The lecture's pages, read from book/, and the site built once per test run (as `make html` builds it).
 
-Every build with the project's conf.py waits for the clone's build lock (``conf.BUILD_LOCK``), so this
-one never races a `make html` running at the same time.
+Under pytest-xdist each worker has its own session, so a session fixture runs once per worker: the first
+worker to take a file lock builds, the others wait on it and reuse that build. Under `make test` the site
+is already built (`make test` runs `make html` first), so that build finds nothing to do.
 """
 
+import fcntl
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,25 +16,52 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
 HTML = ROOT / "_build" / "html"
-EXECUTED = ROOT / "_build" / "jupyter_execute"
 #: The Makefile's sphinx-build options: -T shows a failing cell's traceback, -W makes every warning an error.
 SPHINX_OPTIONS = ["-T", "-W", "--keep-going", "-j", "auto"]
-SPHINX_HTML = [sys.executable, "-m", "sphinx", "-c", ".", "-d", "_build/doctrees", *SPHINX_OPTIONS, "-b", "html",
-               "book", "_build/html"]
-#: The lecture's pages without suffix, each a notebook the build executes; a new one must be added here.
-NOTEBOOK_PAGES = ("index", "space", "landscape", "shapes", "gpus", "sensitivity", "searching", "guides", "buckets",
-                  "model")
-#: Every page of the site (each gets the checks that apply to all pages): the notebooks, the glossary and
-#: the references page (plain Markdown: no code, tables or figures).
-PAGES = NOTEBOOK_PAGES + ("glossary", "references")
+SPHINX_HTML = [
+    sys.executable,
+    "-m",
+    "sphinx",
+    "-c",
+    ".",
+    "-d",
+    "_build/doctrees",
+    *SPHINX_OPTIONS,
+    "-b",
+    "html",
+    "book",
+    "_build/html",
+]
+
+
+def _is_notebook(page: Path) -> bool:
+    """Whether MyST-NB executes the page: its front matter names a kernel."""
+    front = re.match(r"---\n(.*?)\n---\n", page.read_text(encoding="utf-8"), re.S)
+    return bool(front and re.search(r"^kernelspec:", front[1], re.M))
+
+
+#: Every page of the site, without suffix: each book/*.md (a new page is found, not listed).
+PAGES = tuple(sorted(page.stem for page in BOOK.glob("*.md")))
+#: The pages MyST-NB executes (the others, the glossary and the references, have no code).
+NOTEBOOK_PAGES = tuple(page for page in PAGES if _is_notebook(BOOK / f"{page}.md"))
 
 
 @pytest.fixture(scope="session")
-def built_site() -> Path:
-    """Build (or bring up to date) the site with every warning an error; return the HTML folder."""
-    proc = subprocess.run(SPHINX_HTML, cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, f"sphinx-build -W failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+def built_site(tmp_path_factory) -> Path:
+    """Build (or bring up to date) the site with every warning an error, once per run; return the HTML folder."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, above the workers' own
+    result = shared / "site-build.log"
+    with open(shared / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not result.exists():
+            proc = subprocess.run(SPHINX_HTML, cwd=ROOT, capture_output=True, text=True)
+            result.write_text(f"{proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}", encoding="utf-8")
+    returncode, log = result.read_text(encoding="utf-8").split("\n", 1)
+    assert returncode == "0", f"sphinx-build -W failed:\n{log}"
     return HTML
 
 
@@ -65,8 +96,19 @@ def write_book(folder: Path, pages: dict[str, str]) -> Path:
     return src
 
 
-def sphinx_command(src: Path, out: Path, doctrees: Path, cache: Path, builder: str = "html") -> list[str]:
-    """sphinx-build of `src` into `out` with the project's conf.py and the Makefile's options, but doctrees
-    and execution cache of its own (the build lock is still the clone's)."""
-    return [sys.executable, "-m", "sphinx", "-c", str(ROOT), "-d", str(doctrees), *SPHINX_OPTIONS,
-            "-D", f"nb_execution_cache_path={cache}", "-b", builder, str(src), str(out)]
+def sphinx_command(src: Path, out: Path, doctrees: Path, builder: str = "html") -> list[str]:
+    """sphinx-build of `src` into `out` with the project's conf.py and the Makefile's options, doctrees of its own."""
+    return [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-c",
+        str(ROOT),
+        "-d",
+        str(doctrees),
+        *SPHINX_OPTIONS,
+        "-b",
+        builder,
+        str(src),
+        str(out),
+    ]

@@ -14,9 +14,9 @@ from urllib.parse import quote, urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.site_build import NOTEBOOK_PAGES, PAGES, ROOT
+from tests.site_build import BOOK, NOTEBOOK_PAGES, PAGES
 
-BOOK = ROOT / "book"
+pytestmark = [pytest.mark.site, pytest.mark.slow]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # As root and offline: no sandbox, and none of Chromium's own background connections.
