@@ -10,9 +10,9 @@ SPHINX := $(BIN)/sphinx-build -c . -d _build/doctrees -T -W --keep-going -j auto
 # and again only when one of their inputs changed since they last passed.
 DOCTESTS_PASSED := _build/doctest/passed
 DOCTEST_INPUTS := conf.py $(wildcard book/*.md) $(shell find schedlab -name "*.py")
-# Tests in parallel (pytest-xdist, one worker per core). `make check` leaves out the tests marked in
+# Tests in parallel (pytest-xdist, one worker per core; idle workers take queued tests from busy ones). `make check` leaves out the tests marked in
 # pyproject.toml as needing the built site, running sphinx-build or make, or slow.
-PYTEST := $(BIN)/python -m pytest -n auto
+PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
 QUICK := -m "not site and not build and not slow"
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
@@ -50,8 +50,10 @@ doctest: $(STAMP) $(CJK_FONT)
 	touch $(DOCTESTS_PASSED)
 
 # Everything: lint, the site (built once, here; the tests' built_site fixture then finds it up to date),
-# every test, the browser checks and the book's doctests included. `.ci/run` runs this.
-test: lint html $(CHROMIUM)
+# every test, the browser checks and the book's doctests included. `.ci/run` runs this. The site is built
+# without `make html`'s doctest step: pytest runs the same examples (book/*.md) beside the other tests.
+test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM)
+	$(SPHINX) -b html book _build/html
 	$(PYTEST)
 
 # The package's tests and doctests, no site build: minutes, not more.
