@@ -22,7 +22,6 @@ import schedlab.core.landscape as landscape_module
 from schedlab import clear_caches, landscape
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.studies import buckets, learned
-from schedlab.core import model
 
 
 def clear(hbm: bool) -> None:
@@ -40,8 +39,10 @@ def timed(fn, *args, **kwargs):
 
 def bench_sweeps(label: str, Ms) -> float:
     print(f"\n== {label}: {len(Ms)} values of M from {Ms[0]} to {Ms[-1]}, 3744 configs each")
-    print(f"{'projection':10s} {'cold s':>8s} {'cold cfg/s':>11s} {'warm s':>8s} {'cached s':>9s} "
-          f"{'greedy':>6s} {'exact':>5s} {'pow2':>4s} {'pow2 worst':>10s} {'pow2 mean':>9s} {'up worst':>8s} {'cover s':>8s}")
+    print(
+        f"{'projection':10s} {'cold s':>8s} {'cold cfg/s':>11s} {'warm s':>8s} {'cached s':>9s} "
+        f"{'greedy':>6s} {'exact':>5s} {'pow2':>4s} {'pow2 worst':>10s} {'pow2 mean':>9s} {'up worst':>8s} {'cover s':>8s}"
+    )
     total = 0.0
     for name, N, K in LLAMA8B_PROJECTIONS:
         clear(hbm=True)
@@ -54,9 +55,11 @@ def bench_sweeps(label: str, Ms) -> float:
         up = buckets.power_of_two_cover(sw, rounding="up")
         cover_s = time.perf_counter() - start
         total += cold + cover_s
-        print(f"{name:10s} {cold:8.2f} {sw.n_evaluated / cold:11,.0f} {warm:8.2f} {cached:9.4f} "
-              f"{g.n_configs:6d} {e.n_configs if e else '-':>5} {p.n_configs:4d} {p.worst:10.3f} {p.mean:9.3f} {up.worst:8.3f} "
-              f"{cover_s:8.3f}")
+        print(
+            f"{name:10s} {cold:8.2f} {sw.n_evaluated / cold:11,.0f} {warm:8.2f} {cached:9.4f} "
+            f"{g.n_configs:6d} {e.n_configs if e else '-':>5} {p.n_configs:4d} {p.worst:10.3f} {p.mean:9.3f} {up.worst:8.3f} "
+            f"{cover_s:8.3f}"
+        )
     print(f"total (cold sweeps + covers): {total:.1f} s")
     return total
 
@@ -66,8 +69,10 @@ def bench_landscape_path(Ms, N=4096, K=4096) -> None:
     _, cold = timed(lambda: [landscape((M, N, K)) for M in Ms])
     _, warm = timed(lambda: [landscape((M, N, K)) for M in Ms])
     n = len(Ms) * 3744
-    print(f"\n== landscape over the same M (O projection): cold {cold:.2f} s ({n / cold:,.0f} cfg/s), "
-          f"second pass {warm:.4f} s (its cache holds 256 shapes)")
+    print(
+        f"\n== landscape over the same M (O projection): cold {cold:.2f} s ({n / cold:,.0f} cfg/s), "
+        f"second pass {warm:.4f} s (its cache holds 256 shapes)"
+    )
 
 
 def bench_tiles() -> float:
@@ -87,17 +92,23 @@ def bench_learned() -> float:
     for fs in learned.FEATURE_SETS:
         m, fit_s = timed(learned.fit, shapes, fs)
         _, pred_s = timed(m.predict_log_time, landscape(shapes[0].mnk).configs, shapes[0].mnk)
-        print(f"fit on all {len(shapes)} shapes, {fs:12s}: {fit_s:.3f} s; predict one shape (3744 configs): "
-              f"{pred_s * 1e3:.1f} ms; train log-RMSE {m.train_rmse:.3f}")
-    print(f"{'split':10s} {'features':12s} {'total s':>7s} {'fit s':>6s} {'pred s':>6s}  "
-          "geomean top-1 regret: model / fixed / nearest")
+        print(
+            f"fit on all {len(shapes)} shapes, {fs:12s}: {fit_s:.3f} s; predict one shape (3744 configs): "
+            f"{pred_s * 1e3:.1f} ms; train log-RMSE {m.train_rmse:.3f}"
+        )
+    print(
+        f"{'split':10s} {'features':12s} {'total s':>7s} {'fit s':>6s} {'pred s':>6s}  "
+        "geomean top-1 regret: model / fixed / nearest"
+    )
     for split in learned.SPLITS:
         for fs in learned.FEATURE_SETS:
             cv, t = timed(learned.cross_validate, split, fs)
             if fs == "tile":
                 total += t
-            print(f"{split:10s} {fs:12s} {t:7.2f} {cv.fit_s:6.2f} {cv.predict_s:6.2f}  "
-                  + " / ".join(f"{cv.geomean_regret(m):.3f}" for m in learned.METHODS))
+            print(
+                f"{split:10s} {fs:12s} {t:7.2f} {cv.fit_s:6.2f} {cv.predict_s:6.2f}  "
+                + " / ".join(f"{cv.geomean_regret(m):.3f}" for m in learned.METHODS)
+            )
     return total
 
 
@@ -106,8 +117,10 @@ def check_every_m() -> None:
     for s in buckets.bucket_study(Ms=buckets.DECODE_MS):
         for cover in (s.greedy, s.exact):
             slow, t = timed(buckets.check_every_m, cover, s.sweep.N, s.sweep.K)
-            print(f"{s.name:8s} {cover.method:7s} {cover.n_configs} configs: worst {slow.max():.4f} at "
-                  f"M={int(np.argmax(slow)) + 1}, {int((slow > 1.05).sum())} M over 5 % ({t:.1f} s)")
+            print(
+                f"{s.name:8s} {cover.method:7s} {cover.n_configs} configs: worst {slow.max():.4f} at "
+                f"M={int(np.argmax(slow)) + 1}, {int((slow > 1.05).sum())} M over 5 % ({t:.1f} s)"
+            )
 
 
 def main(argv=None) -> None:
@@ -122,8 +135,10 @@ def main(argv=None) -> None:
         bench_landscape_path(buckets.DECODE_MS[:16])
         tiles = bench_tiles()
     learn = bench_learned()
-    print(f"\nbook-build cost, cold: decode {decode:.1f} s + prefill {prefill:.1f} s + tile map {tiles:.1f} s; "
-          f"learned (landscapes + tile cross-validations) {learn:.1f} s")
+    print(
+        f"\nbook-build cost, cold: decode {decode:.1f} s + prefill {prefill:.1f} s + tile map {tiles:.1f} s; "
+        f"learned (landscapes + tile cross-validations) {learn:.1f} s"
+    )
     if args.every_m:
         check_every_m()
 

@@ -39,8 +39,10 @@ def main(argv=None) -> int:
             best = min(best, time.perf_counter() - t0)
         base = base or best
         rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"{'x'.join(map(str, shape)):>28}  {best * 1e3:9.1f} ms  {best / base:7.1f}x 4096³  "
-              f"peak RSS so far {rss_mib:6.0f} MiB")
+        print(
+            f"{'x'.join(map(str, shape)):>28}  {best * 1e3:9.1f} ms  {best / base:7.1f}x 4096³  "
+            f"peak RSS so far {rss_mib:6.0f} MiB"
+        )
     return 0
 
 

@@ -70,24 +70,35 @@ def main(argv=None) -> int:
     many, many_s, many_cpu_s = timed(run_many)
     loop_peak, many_peak = peak_bytes(run_loop), peak_bytes(run_many)
     best_map, map_s, map_cpu_s = timed(
-        lambda: evaluate_many(shapes, arr)["time_s"].argmin(axis=1).reshape(args.side, args.side))
+        lambda: evaluate_many(shapes, arr)["time_s"].argmin(axis=1).reshape(args.side, args.side)
+    )
 
     rows = {tuple(s): i for i, s in enumerate(shapes)}
     identical = np.array_equal(many[[rows[s] for s in sample]], loop)
     loop_rate = len(sample) * len(arr) / loop_s
     many_rate = len(shapes) * len(arr) / many_s
-    print(f"{args.side} x {args.side} shapes (M, N in 64..{dims[-1]}, K = {args.K}) x {len(arr)} configurations; "
-          f"evaluate_many chunk bound {MANY_CHUNK_CELLS} cells")
+    print(
+        f"{args.side} x {args.side} shapes (M, N in 64..{dims[-1]}, K = {args.K}) x {len(arr)} configurations; "
+        f"evaluate_many chunk bound {MANY_CHUNK_CELLS} cells"
+    )
     print(f"{'path':<34}{'shapes':>8}{'wall s':>10}{'CPU s':>8}{'M evals/s':>12}{'peak MiB':>10}")
-    print(f"{'per-shape loop of evaluate':<34}{len(sample):>8}{loop_s:>10.2f}{loop_cpu_s:>8.2f}"
-          f"{loop_rate / 1e6:>12.2f}{loop_peak / 2**20:>10.0f}")
-    print(f"{'evaluate_many (one call)':<34}{len(shapes):>8}{many_s:>10.2f}{many_cpu_s:>8.2f}"
-          f"{many_rate / 1e6:>12.2f}{many_peak / 2**20:>10.0f}")
-    print(f"batched / loop rate: {many_rate / loop_rate:.2f}x; loop extrapolated to the grid: "
-          f"{len(shapes) / len(sample) * loop_s:.1f} s")
-    print(f"best-configuration map over {len(shapes)} shapes (evaluate_many + argmin, cold): {map_s:.2f} s "
-          f"({map_cpu_s:.2f} s CPU); "
-          f"{len(np.unique(best_map))} distinct optima")
+    print(
+        f"{'per-shape loop of evaluate':<34}{len(sample):>8}{loop_s:>10.2f}{loop_cpu_s:>8.2f}"
+        f"{loop_rate / 1e6:>12.2f}{loop_peak / 2**20:>10.0f}"
+    )
+    print(
+        f"{'evaluate_many (one call)':<34}{len(shapes):>8}{many_s:>10.2f}{many_cpu_s:>8.2f}"
+        f"{many_rate / 1e6:>12.2f}{many_peak / 2**20:>10.0f}"
+    )
+    print(
+        f"batched / loop rate: {many_rate / loop_rate:.2f}x; loop extrapolated to the grid: "
+        f"{len(shapes) / len(sample) * loop_s:.1f} s"
+    )
+    print(
+        f"best-configuration map over {len(shapes)} shapes (evaluate_many + argmin, cold): {map_s:.2f} s "
+        f"({map_cpu_s:.2f} s CPU); "
+        f"{len(np.unique(best_map))} distinct optima"
+    )
     print(f"identical to the loop on its {len(sample)} shapes: {identical}")
     return 0 if identical else 1
 

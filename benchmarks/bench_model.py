@@ -71,11 +71,15 @@ def main(argv=None) -> int:
 
     configs, arr = launchable()
     n = len(configs)
-    print(f"schedlab model benchmark: {n} launchable configs, numpy {np.__version__}, "
-          f"python {sys.version.split()[0]}, best of {args.repeats} (vector) / {args.scalar_repeats} (scalar)")
+    print(
+        f"schedlab model benchmark: {n} launchable configs, numpy {np.__version__}, "
+        f"python {sys.version.split()[0]}, best of {args.repeats} (vector) / {args.scalar_repeats} (scalar)"
+    )
     print()
-    header = (f"{'shape':<30}{'mode':<6}{'vector evaluate':>17}{'scalar loop':>15}{'ratio':>9}"
-              f"{'vector cfg/s':>15}{'scalar cfg/s':>15}  identical")
+    header = (
+        f"{'shape':<30}{'mode':<6}{'vector evaluate':>17}{'scalar loop':>15}{'ratio':>9}"
+        f"{'vector cfg/s':>15}{'scalar cfg/s':>15}  identical"
+    )
     print(header)
     print("-" * len(header))
 
@@ -85,20 +89,26 @@ def main(argv=None) -> int:
         M, N, K = shape.mnk
         for mode in ("cold", "warm"):
             cold = mode == "cold"
-            t_vec, vec = best_of(lambda: evaluate(arr, M, N, K).time_s, args.repeats, cold)
-            t_sca, sca = best_of(lambda: [gemm_time(c, M, N, K) for c in configs], args.scalar_repeats, cold)
+            t_vec, vec = best_of(lambda M=M, N=N, K=K: evaluate(arr, M, N, K).time_s, args.repeats, cold)
+            t_sca, sca = best_of(
+                lambda M=M, N=N, K=K: [gemm_time(c, M, N, K) for c in configs], args.scalar_repeats, cold
+            )
             identical = np.array_equal(vec, np.array(sca))
             all_identical &= identical
             totals[mode][0] += t_vec
             totals[mode][1] += t_sca
             label = f"{shape.short} {M}x{N}x{K}"
-            print(f"{ljust(label, 30)}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
-                  f"{t_sca / t_vec:>8.0f}x{n / t_vec:>15,.0f}{n / t_sca:>15,.0f}  {'yes' if identical else 'NO'}")
+            print(
+                f"{ljust(label, 30)}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
+                f"{t_sca / t_vec:>8.0f}x{n / t_vec:>15,.0f}{n / t_sca:>15,.0f}  {'yes' if identical else 'NO'}"
+            )
     print("-" * len(header))
     for mode, (t_vec, t_sca) in totals.items():
         k = len(LECTURE_SHAPES) * n
-        print(f"{'all four shapes':<30}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
-              f"{t_sca / t_vec:>8.0f}x{k / t_vec:>15,.0f}{k / t_sca:>15,.0f}")
+        print(
+            f"{'all four shapes':<30}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
+            f"{t_sca / t_vec:>8.0f}x{k / t_vec:>15,.0f}{k / t_sca:>15,.0f}"
+        )
     print()
 
     main_py = ROOT / "schedlab" / "__main__.py"

@@ -76,8 +76,11 @@ def bench_model(repeats: int):
 
     model.evaluate(arr, *SHAPE)
     rows = []
-    for label, fn in (("evaluate, cold caches", cold), ("evaluate, warm caches", lambda: model.evaluate(arr, *SHAPE)),
-                      ("landscape(), cold", landscape_cold)):
+    for label, fn in (
+        ("evaluate, cold caches", cold),
+        ("evaluate, warm caches", lambda: model.evaluate(arr, *SHAPE)),
+        ("landscape(), cold", landscape_cold),
+    ):
         s = best_of(fn, repeats)
         rows.append([label, f"{s * 1e3:.1f}", f"{n / s:,.0f}"])
     print(f"Cost model: {n} launchable configs on {'x'.join(map(str, SHAPE))}")
@@ -88,12 +91,14 @@ def bench_strategies(repeats: int, seeds: int):
     search.search_context(SHAPE)  # landscape and tables built once, as in a book build
     rows = []
     for name in search.STRATEGIES:
-        s = best_of(lambda: compare.compare([SHAPE], [name], seeds=range(seeds)), repeats)
+        s = best_of(lambda name=name: compare.compare([SHAPE], [name], seeds=range(seeds)), repeats)
         measurements = seeds * search.DEFAULT_BUDGET
-        one = best_of(lambda: search.STRATEGIES[name](SHAPE, search.DEFAULT_BUDGET, 0), repeats)
+        one = best_of(lambda name=name: search.STRATEGIES[name](SHAPE, search.DEFAULT_BUDGET, 0), repeats)
         rows.append([name, f"{s:.3f}", f"{seeds / s:,.0f}", f"{measurements / s:,.0f}", f"{one * 1e3:.1f}"])
-    print(f"Strategies: {seeds} seeds x budget {search.DEFAULT_BUDGET} on {'x'.join(map(str, SHAPE))} "
-          f"(noise {search.DEFAULT_NOISE})")
+    print(
+        f"Strategies: {seeds} seeds x budget {search.DEFAULT_BUDGET} on {'x'.join(map(str, SHAPE))} "
+        f"(noise {search.DEFAULT_NOISE})"
+    )
     table(["strategy", "s / 100 seeds", "runs/s", "measurements/s", "one trace, ms"], rows)
 
 
@@ -104,7 +109,7 @@ def bench_comparison():
     for label in ("cold (landscapes computed)", "warm (landscapes cached)"):
         t = time.perf_counter()
 
-        def progress(done, total_, what):
+        def progress(done, total_, what, label=label):
             print(f"\r  {label}: {done}/{total_} {what:<28}", end="", file=sys.stderr, flush=True)
 
         c = compare.compare(progress=progress if sys.stderr.isatty() else None)
@@ -113,8 +118,10 @@ def bench_comparison():
             print("\r" + " " * 70 + "\r", end="", file=sys.stderr)
         runs = c.trials.size
         rows.append([label, f"{s:.2f}", f"{runs:,}", f"{runs * c.budget / s:,.0f}"])
-    print(f"Full comparison: {len(search.DEFAULT_SHAPES)} shapes x {len(search.STRATEGIES)} strategies x 100 seeds "
-          f"({total} cells)")
+    print(
+        f"Full comparison: {len(search.DEFAULT_SHAPES)} shapes x {len(search.STRATEGIES)} strategies x 100 seeds "
+        f"({total} cells)"
+    )
     table(["", "seconds", "runs", "measurements/s"], rows)
 
 
@@ -123,8 +130,10 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="skip the full 24-shape comparison")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of each short measurement (best is kept)")
     args = parser.parse_args(argv)
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.1f}\n"
+    )
     bench_model(args.repeats)
     bench_strategies(args.repeats, 100)
     if not args.quick:

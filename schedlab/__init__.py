@@ -5,15 +5,25 @@ The knob space and its pruning (:mod:`schedlab.core.space`), hardware parameters
 analyses (:mod:`schedlab.studies`) and their rendering (:mod:`schedlab.render`).
 """
 
-from schedlab.core.shapes import LECTURE_SHAPES, Shape, study_shapes
-from schedlab.core.landscape import Landscape, landscape
-from schedlab.studies.sensitivity import Sensitivity, sensitivity
-from schedlab.studies.space import SpaceSummary, space_summary
-from schedlab.studies.shapes import Transfer, transfer
 from schedlab.core.caching import clear_caches
 from schedlab.core.hardware import H100_SOURCES, H100_TC, Hardware, using
+from schedlab.core.landscape import Landscape, landscape
 from schedlab.core.model import Breakdown, ModelTerms, Tiling, evaluate, evaluate_many, explain, gemm_time, tiling
-from schedlab.core.space import (SPACE, WARP_GRID, GemmConfig, Launchable, Reason, all_configs, launchable, reasons, static_valid)
+from schedlab.core.shapes import LECTURE_SHAPES, Shape, study_shapes
+from schedlab.core.space import (
+    SPACE,
+    WARP_GRID,
+    GemmConfig,
+    Launchable,
+    Reason,
+    all_configs,
+    launchable,
+    reasons,
+    static_valid,
+)
+from schedlab.studies.sensitivity import Sensitivity, sensitivity
+from schedlab.studies.shapes import Transfer, transfer
+from schedlab.studies.space import SpaceSummary, space_summary
 
 __all__ = [
     "SPACE",

@@ -113,11 +113,16 @@ def print_table(headers, rows, *, file=None) -> None:
         if len(r) != len(head):
             raise ValueError(f"row {i} has {len(r)} cells, expected {len(head)} (one per header)")
     body = [[_cell(c) for c in r] for r in raw]
-    right = [bool(raw) and all(_is_number(r[j]) or _cell(r[j]) in ("—", "") for r in raw)
-             and any(_is_number(r[j]) for r in raw) for j in range(len(head))]
+    right = [
+        bool(raw)
+        and all(_is_number(r[j]) or _cell(r[j]) in ("—", "") for r in raw)
+        and any(_is_number(r[j]) for r in raw)
+        for j in range(len(head))
+    ]
     body = [[wrap(c, CELL_WIDTH) if display_width(c) > CELL_WIDTH else [c] for c in r] for r in body]
-    widths = [max([display_width(h)] + [display_width(part) for r in body for part in r[j]])
-              for j, h in enumerate(head)]
+    widths = [
+        max([display_width(h)] + [display_width(part) for r in body for part in r[j]]) for j, h in enumerate(head)
+    ]
     out = file if file is not None else sys.stdout
 
     def line(cells):
@@ -261,7 +266,7 @@ def wrap(text: str, width: int) -> list[str]:
                 head, used = head + ch, used + cw
             cur.push((kind, head, used))
             lines.append(cur)
-            cur, tok, w = _Line(), tok[len(head):], w - used
+            cur, tok, w = _Line(), tok[len(head) :], w - used
         if tok:
             cur.push((kind, tok, w))
     cur.strip()

@@ -41,8 +41,7 @@ ALL_CONFIGS: tuple[GemmConfig, ...] = all_configs()
 def _split() -> tuple[tuple[GemmConfig, ...], tuple[GemmConfig, ...]]:
     checks = launch_checks(config_array(ALL_CONFIGS))
     bad = checks["smem"] | checks["mma"] | checks["registers"]
-    return (tuple(c for c, b in zip(ALL_CONFIGS, bad) if not b),
-            tuple(c for c, b in zip(ALL_CONFIGS, bad) if b))
+    return (tuple(c for c, b in zip(ALL_CONFIGS, bad) if not b), tuple(c for c, b in zip(ALL_CONFIGS, bad) if b))
 
 
 LAUNCHABLE, UNLAUNCHABLE = _split()

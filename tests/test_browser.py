@@ -20,8 +20,15 @@ pytestmark = [pytest.mark.site, pytest.mark.slow]
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # As root and offline: no sandbox, and none of Chromium's own background connections.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -182,7 +189,9 @@ PHONE_JS = """
 def test_phone_layout_keeps_tables_readable(open_page, page):
     """At 390 px a wide table scrolls in its own box, no word is split across lines, the page never scrolls sideways."""
     got = open_page(f"{page}.html", width=PHONE_WIDTH_PX).evaluate(PHONE_JS, PHONE_WIDTH_PX)
-    assert got["pageWidth"] <= PHONE_WIDTH_PX, f"{page}: the page is {got['pageWidth']} px wide on a {PHONE_WIDTH_PX} px phone"
+    assert got["pageWidth"] <= PHONE_WIDTH_PX, (
+        f"{page}: the page is {got['pageWidth']} px wide on a {PHONE_WIDTH_PX} px phone"
+    )
     assert not got["unboxed"], f"{page}: tables wider than the phone without a scroll box: {got['unboxed']}"
     assert not got["broken"], f"{page}: words broken across lines in table cells: {got['broken'][:10]}"
 
@@ -204,9 +213,13 @@ def test_figures_are_sharp_described_and_captioned_in_body_weight(open_page, pag
     figs = open_page(f"{page}.html", width=width).evaluate(FIGURES_JS)
     assert figs, f"{page}: no figure"
     for f in figs:
-        assert f["caption"] and f["alt"] == f["caption"], f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
+        assert f["caption"] and f["alt"] == f["caption"], (
+            f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
+        )
         sharp = f["src"].endswith(".svg") or f["natural"] >= 2 * f["shown"]
-        assert sharp, f"{page}: {f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
+        assert sharp, (
+            f"{page}: {f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
+        )
         assert f["weight"] == 400, f"{page}: caption in weight {f['weight']}, not the body text's 400"
 
 

@@ -5,10 +5,10 @@ import itertools
 import numpy as np
 import pytest
 
-from schedlab.studies import buckets as B
-from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.landscape import landscape
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.space import GemmConfig
+from schedlab.studies import buckets as B
 
 #: A small grid holding every power of two it needs, the 16 j + 1 padding points, and 384.
 GRID = (1, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257, 384, 512)
@@ -26,8 +26,9 @@ def _cfg(bm):
 
 def _hand_sweep(times, Ms):
     times = np.array(times, dtype=float)
-    return B.Sweep(N=1, K=1, Ms=tuple(Ms), configs=tuple(_cfg(bm) for bm in (16, 32, 64, 128, 256)[:times.shape[1]]),
-                   time_s=times)
+    return B.Sweep(
+        N=1, K=1, Ms=tuple(Ms), configs=tuple(_cfg(bm) for bm in (16, 32, 64, 128, 256)[: times.shape[1]]), time_s=times
+    )
 
 
 def test_grids():
@@ -62,8 +63,13 @@ def test_covers_keep_every_m_within_5_percent_by_brute_force(studies):
                 used = cover.configs[cover.choice[i]]
                 assert cover.slowdown[i] == pytest.approx(land.time_of(used) / land.best_time_s)
             if cover.method != "intervals":  # set covers use the fastest of the set at each M
-                assert np.allclose(cover.slowdown, [min(landscape((M, N, K)).time_of(c) for c in cover.configs)
-                                                    / landscape((M, N, K)).best_time_s for M in GRID])
+                assert np.allclose(
+                    cover.slowdown,
+                    [
+                        min(landscape((M, N, K)).time_of(c) for c in cover.configs) / landscape((M, N, K)).best_time_s
+                        for M in GRID
+                    ],
+                )
 
 
 def test_greedy_never_beats_exact_and_exact_is_minimum(studies):
@@ -88,12 +94,14 @@ def test_cover_uses_no_more_configs_than_power_of_two_buckets(studies):
 
 def test_power_of_two_by_hand():
     # Ms 1..6; configs a, b, c. Optimum at M=1 is a, at 2 is b, at 4 is c.
-    times = [[1.0, 2.0, 3.0],   # M=1: a best
-             [2.0, 1.0, 3.0],   # M=2: b best
-             [2.0, 4.0, 3.0],   # M=3: uses b (bucket 2): 4 / 2 = 2.0
-             [3.0, 2.0, 1.0],   # M=4: c best
-             [1.0, 2.0, 1.1],   # M=5: uses c: 1.1 / 1 = 1.1
-             [1.0, 2.0, 1.5]]   # M=6: uses c: 1.5
+    times = [
+        [1.0, 2.0, 3.0],  # M=1: a best
+        [2.0, 1.0, 3.0],  # M=2: b best
+        [2.0, 4.0, 3.0],  # M=3: uses b (bucket 2): 4 / 2 = 2.0
+        [3.0, 2.0, 1.0],  # M=4: c best
+        [1.0, 2.0, 1.1],  # M=5: uses c: 1.1 / 1 = 1.1
+        [1.0, 2.0, 1.5],
+    ]  # M=6: uses c: 1.5
     p = B.power_of_two_cover(_hand_sweep(times, range(1, 7)))
     assert p.slowdown.tolist() == [1.0, 1.0, 2.0, 1.0, pytest.approx(1.1), 1.5]
     assert p.worst == 2.0 and p.mean == pytest.approx((1 + 1 + 2 + 1 + 1.1 + 1.5) / 6)
@@ -102,10 +110,12 @@ def test_power_of_two_by_hand():
 
 
 def test_power_of_two_rounding_up_by_hand():
-    times = [[1.0, 2.0, 3.0],   # M=1: a (bucket 1)
-             [2.0, 1.0, 3.0],   # M=2: b (bucket 2)
-             [2.0, 4.0, 3.0],   # M=3: uses the optimum of 4, c: 3 / 2 = 1.5
-             [3.0, 2.0, 1.0]]   # M=4: c
+    times = [
+        [1.0, 2.0, 3.0],  # M=1: a (bucket 1)
+        [2.0, 1.0, 3.0],  # M=2: b (bucket 2)
+        [2.0, 4.0, 3.0],  # M=3: uses the optimum of 4, c: 3 / 2 = 1.5
+        [3.0, 2.0, 1.0],
+    ]  # M=4: c
     p = B.power_of_two_cover(_hand_sweep(times, range(1, 5)), rounding="up")
     assert p.slowdown.tolist() == [1.0, 1.0, 1.5, 1.0] and p.method == "power-of-two-up"
     with pytest.raises(ValueError, match="rounding"):

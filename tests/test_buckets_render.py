@@ -17,18 +17,16 @@ import sys
 import warnings
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pytest
+from matplotlib.text import Text
 
-matplotlib = pytest.importorskip("matplotlib")
-
-from matplotlib.text import Text  # noqa: E402
-
-from schedlab.studies import buckets as B  # noqa: E402
 from schedlab import figures, render
-from schedlab.studies import learned  # noqa: E402
-from schedlab.cli.main import main  # noqa: E402
-from tests.test_console import _Terminal, table_with  # noqa: E402
+from schedlab.cli.main import main
+from schedlab.studies import buckets as B
+from schedlab.studies import learned
+from tests.test_console import _Terminal, table_with
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
 #: A small grid holding every power of two it needs (both roundings) and the 16 j + 1 points.
@@ -49,8 +47,6 @@ def cv_knobs():
 @pytest.fixture(scope="module")
 def studies():
     return B.bucket_study(PROJECTIONS, Ms=GRID)
-
-
 
 
 def ratio(text: str) -> float:
@@ -130,7 +126,7 @@ def test_bucket_table_equals_the_studies(studies):
     assert table.headers == ("投影", "N×K", "做法", "配置数", "最坏", "平均", "每个 M 都在 5% 以内")
     assert len(table.rows) == 3 * len(studies)
     for i, s in enumerate(studies):
-        rows = table.rows[3 * i: 3 * i + 3]
+        rows = table.rows[3 * i : 3 * i + 3]
         for row, cover in zip(rows, (s.greedy, s.power_of_two, s.power_of_two_up)):
             assert row[:2] == (s.name, f"{s.sweep.N}×{s.sweep.K}")
             assert row[3] == str(cover.n_configs)
@@ -245,8 +241,10 @@ def test_tile_map_plots_the_optimal_tiles(close):
 def test_figures_render_in_chinese_without_missing_glyphs(studies, close, caplog):
     s = studies[0]
     with matplotlib.rc_context(fname=str(BOOK_RC)):
-        made = [figures.bucket_optima(s.sweep, s.greedy, s.power_of_two),
-                figures.tile_map(B.optimal_tiles(Ms=(1, 256), Ns=(4096,)))]
+        made = [
+            figures.bucket_optima(s.sweep, s.greedy, s.power_of_two),
+            figures.tile_map(B.optimal_tiles(Ms=(1, 256), Ns=(4096,))),
+        ]
         caplog.clear()
         with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING, logger="matplotlib"):
             warnings.simplefilter("always")
@@ -299,7 +297,9 @@ def test_buckets_prints_what_the_analysis_gives(capsys, N, K, m_max, tol):
     assert rows[0][0] == ("O" if (N, K) == (4096, 4096) else "QKV")
 
     worst_m = sw.Ms[int(np.argmax(down.slowdown))]
-    assert f"按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍（M = {worst_m}）" in out
+    assert (
+        f"按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍（M = {worst_m}）" in out
+    )
     assert f"向上取用 {up.n_configs} 个，最坏慢 {render.fmt_ratio(up.worst)} 倍" in out
     if exact is not None and exact.n_configs == greedy.n_configs:
         assert f"精确搜索确认 {exact.n_configs} 个就是最少" in out

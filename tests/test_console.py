@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 from wcwidth import wcwidth
 
-from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, sensitivity, space_summary, transfer
-from schedlab import render
+from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, render, sensitivity, space_summary, transfer
 from schedlab.cli.main import main
 from schedlab.console import print_observations, print_render_table, print_table, wrap
 from schedlab.core.model import TERMS
@@ -82,7 +81,7 @@ def tables_of(text: str) -> list[tuple[list[str], list[list[str]]]]:
         if rule and set(rule) <= {"-", " "} and rule.startswith("-") and lines[i - 1].strip():
             spans = spans_of(rule)
             rows = []
-            for row in lines[i + 1:]:
+            for row in lines[i + 1 :]:
                 if not row.strip():
                     break
                 rows.append(split_row(row, spans))
@@ -92,15 +91,21 @@ def tables_of(text: str) -> list[tuple[list[str], list[list[str]]]]:
 
 def table_with(text: str, *headers: str) -> list[list[str]]:
     """Rows of the one printed table whose headers begin with ``headers``."""
-    hits = [rows for head, rows in tables_of(text) if tuple(head[:len(headers)]) == headers]
+    hits = [rows for head, rows in tables_of(text) if tuple(head[: len(headers)]) == headers]
     assert len(hits) == 1, f"{len(hits)} tables with headers {headers}"
     return hits[0]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "schedlab", *args], capture_output=True, text=True,
-                          encoding="utf-8", env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "schedlab", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+    )
 
 
 def run_main(capsys, *args: str) -> str:
@@ -142,7 +147,10 @@ def test_demos_can_be_picked(capsys):
 def test_demo1_counts_and_reasons(demo_out):
     s = space_summary()
     assert s.n_launchable == 3744  # the seed's number; the rest follows the analysis
-    assert f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{render.fmt_percent(s.launchable_fraction)}）" in demo_out
+    assert (
+        f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{render.fmt_percent(s.launchable_fraction)}）"
+        in demo_out
+    )
     rows = table_with(demo_out, "原因", "配置数")
     assert rows == [[r.message, str(n)] for r, n in s.reason_counts]
     table = render.knob_table()
@@ -155,8 +163,13 @@ def test_demo2_best_config_and_counts(demo_out):
     assert land.best.as_tuple() == (256, 128, 32, 8, 4, 1)
     rows = table_with(demo_out, "(BM, BN, BK, warps, stages, GROUP_M)", "并列", "时间", "TFLOPS", "相对最快")
     assert len(rows) == 6
-    assert rows[0] == [str(land.best.as_tuple()), render.fmt_ties(land.tie_groups(1)[0]),
-                       render.fmt_time(land.best_time_s), render.fmt_tflops(land.best_tflops), "1.000"]
+    assert rows[0] == [
+        str(land.best.as_tuple()),
+        render.fmt_ties(land.tie_groups(1)[0]),
+        render.fmt_time(land.best_time_s),
+        render.fmt_tflops(land.best_tflops),
+        "1.000",
+    ]
     assert rows == [list(r) for r in render.top_table(land, 6).rows]
     q = land.quantiles()
     assert f"离最快 5% 以内的 {land.n_within(1.05)} 个、2 倍以内的 {land.n_within(2)} 个" in demo_out
@@ -198,8 +211,16 @@ def test_top_lists_the_fastest(capsys):
     out = run_main(capsys, "top", "512", "14336", "4096", "-n", "3")
     land = landscape((512, 14336, 4096))
     rows = table_with(out, "(BM, BN, BK, warps, stages, GROUP_M)")
-    assert rows == [[str(g.first.as_tuple()), render.fmt_ties(g), render.fmt_time(g.time_s),
-                     render.fmt_tflops(g.tflops), f"{g.ratio:.3f}"] for g in land.tie_groups(3)]
+    assert rows == [
+        [
+            str(g.first.as_tuple()),
+            render.fmt_ties(g),
+            render.fmt_time(g.time_s),
+            render.fmt_tflops(g.tflops),
+            f"{g.ratio:.3f}",
+        ]
+        for g in land.tie_groups(3)
+    ]
 
 
 def test_top_default_is_ten_rows(capsys):
@@ -209,8 +230,14 @@ def test_top_default_is_ten_rows(capsys):
     assert rows[0][0] == str(landscape((16, 4096, 4096)).best.as_tuple())
 
 
-@pytest.mark.parametrize("cfg, shape", [((256, 128, 32, 8, 4, 1), SQUARE), ((16, 16, 128, 1, 4, 1), (16, 4096, 4096)),
-                                        ((64, 64, 32, 4, 1, 1), (1000, 3000, 700))])
+@pytest.mark.parametrize(
+    "cfg, shape",
+    [
+        ((256, 128, 32, 8, 4, 1), SQUARE),
+        ((16, 16, 128, 1, 4, 1), (16, 4096, 4096)),
+        ((64, 64, 32, 4, 1, 1), (1000, 3000, 700)),
+    ],
+)
 def test_explain_names_the_bottleneck(capsys, cfg, shape):
     out = run_main(capsys, "explain", *map(str, cfg), *map(str, shape))
     bd = explain(GemmConfig(*cfg), *shape)
@@ -296,10 +323,13 @@ def test_bad_input_exits_2_without_traceback(args, names):
 # --- interrupted or unwritable runs (issue 8) ---------------------------------------------
 
 
-@pytest.mark.parametrize("args, target", [
-    (["search", "16", "4096", "4096"], "compare"),
-    (["buckets", "4096", "4096"], "_bucket_sweep"),
-])
+@pytest.mark.parametrize(
+    "args, target",
+    [
+        (["search", "16", "4096", "4096"], "compare"),
+        (["buckets", "4096", "4096"], "_bucket_sweep"),
+    ],
+)
 def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, args, target):
     """Ctrl-C in the middle of a long command: status 130 (the shell's 128 + SIGINT), one line, no traceback."""
     import schedlab.cli.main as cli
@@ -321,10 +351,18 @@ def test_ctrl_c_in_a_real_process_exits_130():
 
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     # "ready" once the package is imported; half a second later main() is deep in a search of minutes
-    code = ("import sys; from schedlab.cli.main import main; print('ready', flush=True); "
-            "sys.exit(main(['search', '4096', '4096', '4096', '--seeds', '1000']))")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, encoding="utf-8", env=env)
+    code = (
+        "import sys; from schedlab.cli.main import main; print('ready', flush=True); "
+        "sys.exit(main(['search', '4096', '4096', '4096', '--seeds', '1000']))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env,
+    )
     try:
         assert proc.stdout.readline() == "ready\n"
         time.sleep(0.5)
@@ -337,16 +375,25 @@ def test_ctrl_c_in_a_real_process_exits_130():
     assert err.strip().splitlines() == ["schedlab search: 已中断 / interrupted"]
 
 
-@pytest.mark.parametrize("args", [["top", "4096", "4096", "4096"], ["explain", "256", "128", "32", "8", "4", "1",
-                                                                     "4096", "4096", "4096"]])
+@pytest.mark.parametrize(
+    "args", [["top", "4096", "4096", "4096"], ["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"]]
+)
 def test_output_to_a_full_device_fails_in_one_line(args):
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "schedlab", *args], stdout=full, stderr=subprocess.PIPE,
-                              text=True, encoding="utf-8", env=env, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "schedlab", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            env=env,
+            timeout=120,
+        )
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [f"schedlab {args[0]}: 错误 / error: 无法写出 / cannot write output: "
-                                                "No space left on device"]
+    assert proc.stderr.strip().splitlines() == [
+        f"schedlab {args[0]}: 错误 / error: 无法写出 / cannot write output: No space left on device"
+    ]
 
 
 @pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"], ["search"]])
@@ -372,11 +419,19 @@ def _trials(text: str) -> float:
     return float("inf") if text == "—" else float(text)
 
 
-@pytest.mark.parametrize("shape, options, kwargs", [
-    (SQUARE, ["--seeds", "12", "--budget", "120"], dict(seeds=range(12), budget=120)),
-    ((16, 4096, 4096), ["--seeds", "8", "--noise", "0"], dict(seeds=range(8), noise=0.0)),
-    ((512, 14336, 4096), ["--seeds", "5", "--noise", "0.1", "--budget", "60"], dict(seeds=range(5), budget=60, noise=0.1)),
-], ids=["square", "decode-no-noise", "prefill-noisy"])
+@pytest.mark.parametrize(
+    "shape, options, kwargs",
+    [
+        (SQUARE, ["--seeds", "12", "--budget", "120"], dict(seeds=range(12), budget=120)),
+        ((16, 4096, 4096), ["--seeds", "8", "--noise", "0"], dict(seeds=range(8), noise=0.0)),
+        (
+            (512, 14336, 4096),
+            ["--seeds", "5", "--noise", "0.1", "--budget", "60"],
+            dict(seeds=range(5), budget=60, noise=0.1),
+        ),
+    ],
+    ids=["square", "decode-no-noise", "prefill-noisy"],
+)
 def test_search_prints_what_compare_gives(capsys, shape, options, kwargs):
     out = run_main(capsys, "search", *map(str, shape), *options)
     rows = table_with(out, *SEARCH_HEADERS)
@@ -393,8 +448,9 @@ def test_search_prints_what_compare_gives(capsys, shape, options, kwargs):
 
 
 def test_search_strategy_subset_keeps_the_comparison_order(capsys):
-    out = run_main(capsys, "search", "2048", "2048", "512", "--strategy", "model", "random", "--strategy", "model",
-                   "--seeds", "6")
+    out = run_main(
+        capsys, "search", "2048", "2048", "512", "--strategy", "model", "random", "--strategy", "model", "--seeds", "6"
+    )
     rows = table_with(out, *SEARCH_HEADERS)
     assert [r[0] for r in rows] == [render.STRATEGY_LABELS["random"], render.STRATEGY_LABELS["model"]]
     c = compare([(2048, 2048, 512)], ["random", "model"], seeds=range(6))
@@ -404,8 +460,9 @@ def test_search_strategy_subset_keeps_the_comparison_order(capsys):
 def test_search_defaults_are_the_comparison_defaults(capsys):
     out = run_main(capsys, "search", "16", "4096", "4096", "--strategy", "exhaustive")
     assert "100 个种子，每次预算 300 次测量，测量噪声 3%" in out
-    assert table_with(out, *SEARCH_HEADERS)[0][1] == render.fmt_trials(compare([(16, 4096, 4096)], ["exhaustive"])
-                                                                       .cell(0, "exhaustive").estimate)
+    assert table_with(out, *SEARCH_HEADERS)[0][1] == render.fmt_trials(
+        compare([(16, 4096, 4096)], ["exhaustive"]).cell(0, "exhaustive").estimate
+    )
 
 
 class _Terminal(io.StringIO):
@@ -434,9 +491,11 @@ def test_search_shows_a_progress_bar_on_a_terminal_only_after_the_delay(monkeypa
 
 
 def test_print_table_aligns_cjk_by_display_width():
-    rows = [("方阵 4096³（大 GEMM）", (256, 128, 32, 8, 4, 1), 149.0, "—"),
-            ("decode", (16, 16), 10.9, "慢"),
-            ("小的方阵（K 短）", "x", 5, "共享内存超过 227 KB")]
+    rows = [
+        ("方阵 4096³（大 GEMM）", (256, 128, 32, 8, 4, 1), 149.0, "—"),
+        ("decode", (16, 16), 10.9, "慢"),
+        ("小的方阵（K 短）", "x", 5, "共享内存超过 227 KB"),
+    ]
     buf = io.StringIO()
     print_table(["形状", "配置", "时间", "备注"], rows, file=buf)
     lines = buf.getvalue().splitlines()
@@ -472,8 +531,10 @@ def test_print_render_table_prints_title_then_table():
     assert split_row(lines[3], spans_of(lines[2])) == ["1", "二"]
 
 
-TEXT = ("在 Halide / TVM 里，这些是调度原语的参数：split 的大小（块）、bind 到线程（warp 数）、cache_read 到共享内存"
-        "再加流水线（stages）、块的顺序（GROUP_M）。一个很长的词 supercalifragilisticexpialidocious_and_more 也要切开。")
+TEXT = (
+    "在 Halide / TVM 里，这些是调度原语的参数：split 的大小（块）、bind 到线程（warp 数）、cache_read 到共享内存"
+    "再加流水线（stages）、块的顺序（GROUP_M）。一个很长的词 supercalifragilisticexpialidocious_and_more 也要切开。"
+)
 
 
 @pytest.mark.parametrize("width", [12, 20, 33, 60, 88])
@@ -500,9 +561,19 @@ def test_print_observations_numbers_and_indents():
 # --- render -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seconds, text", [(149.04e-6, "149.0 µs"), (1.2345e-3, "1.23 ms"), (850e-9, "850 ns"),
-                                           (float("inf"), "—"), (float("nan"), "—"), (999.7e-9, "1.0 µs"),
-                                           (np.float64(5.93e-6), "5.9 µs"), (12.0, "12.00 s")])
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (149.04e-6, "149.0 µs"),
+        (1.2345e-3, "1.23 ms"),
+        (850e-9, "850 ns"),
+        (float("inf"), "—"),
+        (float("nan"), "—"),
+        (999.7e-9, "1.0 µs"),
+        (np.float64(5.93e-6), "5.9 µs"),
+        (12.0, "12.00 s"),
+    ],
+)
 def test_fmt_time(seconds, text):
     assert render.fmt_time(seconds) == text
 
@@ -559,18 +630,29 @@ def test_tables_render_in_notebooks():
 
 # --- what importing costs ---------------------------------------------------------------------
 
-TOPIC_LAYERS = ["schedlab.studies.search", "schedlab.studies.learned", "schedlab.studies.buckets",
-                "schedlab.studies.guides", "schedlab.studies.surrogates",
-                "schedlab.render.search", "schedlab.render.learned", "schedlab.render.buckets", "schedlab.render.guides"]
+TOPIC_LAYERS = [
+    "schedlab.studies.search",
+    "schedlab.studies.learned",
+    "schedlab.studies.buckets",
+    "schedlab.studies.guides",
+    "schedlab.studies.surrogates",
+    "schedlab.render.search",
+    "schedlab.render.learned",
+    "schedlab.render.buckets",
+    "schedlab.render.guides",
+]
 
 
-@pytest.mark.parametrize("module, absent", [
-    # the console needs only Table and fmt_time; the render face loads its topic tables on first use
-    ("schedlab.console", TOPIC_LAYERS),
-    ("schedlab.render", TOPIC_LAYERS),
-    # the labels sit below the tables and figures that use them
-    ("schedlab.render.labels", TOPIC_LAYERS + ["schedlab.figures", "matplotlib"]),
-])
+@pytest.mark.parametrize(
+    "module, absent",
+    [
+        # the console needs only Table and fmt_time; the render face loads its topic tables on first use
+        ("schedlab.console", TOPIC_LAYERS),
+        ("schedlab.render", TOPIC_LAYERS),
+        # the labels sit below the tables and figures that use them
+        ("schedlab.render.labels", TOPIC_LAYERS + ["schedlab.figures", "matplotlib"]),
+    ],
+)
 def test_import_loads_no_topic_layer(module, absent):
     code = f"import sys, {module}; print(sorted(set({absent!r}) & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
@@ -578,7 +660,9 @@ def test_import_loads_no_topic_layer(module, absent):
 
 
 def test_topic_tables_load_on_first_use():
-    code = ("import sys, schedlab.render as r; before = 'schedlab.studies.search' in sys.modules; r.search_table; "
-            "print(before, 'schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules)")
+    code = (
+        "import sys, schedlab.render as r; before = 'schedlab.studies.search' in sys.modules; r.search_table; "
+        "print(before, 'schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "True", "False"]

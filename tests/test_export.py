@@ -54,8 +54,9 @@ def test_inferred_restrictions_are_exactly_the_launchable_configs(cache_file):
 def test_a_kernel_tuner_strategy_runs_on_the_file_within_its_budget(cache_file):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="None of the tunable parameters specify thread block")
-        results, env = tune_cache(str(cache_file), strategy="random_sample", strategy_options={"max_fevals": 50},
-                                  quiet=True)
+        results, env = tune_cache(
+            str(cache_file), strategy="random_sample", strategy_options={"max_fevals": 50}, quiet=True
+        )
     configs = {tuple(r[k] for k in TRITON_NAMES.values()) for r in results}
     assert len(configs) == 50
     assert env["device_name"].startswith("schedlab model of H100")

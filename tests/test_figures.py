@@ -16,26 +16,24 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pytest
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
-matplotlib = pytest.importorskip("matplotlib")
-
-from matplotlib.colors import LogNorm  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
-
-from schedlab import figures  # noqa: E402
-from schedlab.figures.demos import REASON_STYLE  # noqa: E402
-from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab import figures
+from schedlab.core.hardware import H100_TC, KiB
 from schedlab.core.landscape import landscape
+from schedlab.core.model import TERMS, explain
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.core.space import SPACE, GemmConfig, reasons, static_valid
+from schedlab.figures.demos import REASON_STYLE
+from schedlab.render.labels import KNOB_LABELS
 from schedlab.studies.sensitivity import sensitivity
-from schedlab.studies.shapes import transfer  # noqa: E402
-from schedlab.core.hardware import H100_TC, KiB  # noqa: E402
-from schedlab.render.labels import KNOB_LABELS  # noqa: E402
-from schedlab.core.model import TERMS, explain  # noqa: E402
-from schedlab.core.space import SPACE, GemmConfig, reasons, static_valid  # noqa: E402
+from schedlab.studies.shapes import transfer
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -48,8 +46,6 @@ def book_rc():
     assert BOOK_RC.is_file(), f"{BOOK_RC} is missing"
     with matplotlib.rc_context(fname=str(BOOK_RC)):
         yield matplotlib.rcParams
-
-
 
 
 # --- the figures under test, built from the lecture's data ------------------------------
@@ -163,13 +159,20 @@ def _launch_counts(hw):
     for i, bm in enumerate(SPACE["bm"]):
         for j, bn in enumerate(SPACE["bn"]):
             for w_i, w in enumerate(SPACE["warps"]):
-                counts[i, j, w_i] = sum(static_valid(GemmConfig(bm, bn, bk, w, st, g), hw)
-                                        for bk in SPACE["bk"] for st in SPACE["stages"] for g in SPACE["group"][:1])
+                counts[i, j, w_i] = sum(
+                    static_valid(GemmConfig(bm, bn, bk, w, st, g), hw)
+                    for bk in SPACE["bk"]
+                    for st in SPACE["stages"]
+                    for g in SPACE["group"][:1]
+                )
     return counts
 
 
-@pytest.mark.parametrize("hw", [H100_TC, replace(H100_TC, smem_limit=64 * KiB, max_regs_per_thread=128)],
-                         ids=["H100", "small-smem-and-registers"])
+@pytest.mark.parametrize(
+    "hw",
+    [H100_TC, replace(H100_TC, smem_limit=64 * KiB, max_regs_per_thread=128)],
+    ids=["H100", "small-smem-and-registers"],
+)
 def test_launch_map_counts_equal_static_valid(hw, close):
     fig = figures.launch_map(hw)
     close(fig)
@@ -200,8 +203,11 @@ def test_launch_map_legend_gives_the_reasons(close):
     close(fig)
     legend = " ".join(t.get_text() for t in fig.legends[0].get_texts())
     for code in ("mma", "registers", "smem"):
-        example = {"mma": GemmConfig(16, 16, 16, 8, 1, 1), "registers": GemmConfig(256, 256, 16, 1, 1, 1),
-                   "smem": GemmConfig(256, 256, 128, 8, 5, 1)}[code]
+        example = {
+            "mma": GemmConfig(16, 16, 16, 8, 1, 1),
+            "registers": GemmConfig(256, 256, 16, 1, 1, 1),
+            "smem": GemmConfig(256, 256, 128, 8, 5, 1),
+        }[code]
         message = next(r.message for r in reasons(example) if r.code == code)
         assert message in legend
 
@@ -230,9 +236,11 @@ def test_landscape_cdf_marks_thresholds_counts_and_median(close):
     fig = figures.landscape_cdf(land)
     close(fig)
     (ax,) = fig.axes
-    vlines = sorted(line.get_xdata()[0] for line in ax.lines
-                    if isinstance(line, Line2D) and len(set(np.atleast_1d(line.get_xdata()))) == 1
-                    and len(line.get_xdata()) == 2)
+    vlines = sorted(
+        line.get_xdata()[0]
+        for line in ax.lines
+        if isinstance(line, Line2D) and len(set(np.atleast_1d(line.get_xdata()))) == 1 and len(line.get_xdata()) == 2
+    )
     assert vlines == [1.05, 2.0]
     joined = " ".join(texts(fig))
     assert f"{land.n_within(1.05)} 个" in joined and f"{land.n_within(2)} 个" in joined
@@ -298,7 +306,9 @@ def test_sensitivity_bars_equal_finite_ratios(shape, close):
         n_inf = sum(not np.isfinite(r) for _, r in pairs)
         marked = [t for t in ax.texts if t.get_text() == "不能启动"]
         assert len(marked) == n_inf
-        assert sorted(t.get_position()[0] for t in marked) == [x for x, (_, r) in enumerate(pairs) if not np.isfinite(r)]
+        assert sorted(t.get_position()[0] for t in marked) == [
+            x for x, (_, r) in enumerate(pairs) if not np.isfinite(r)
+        ]
         assert [lbl.get_text() for lbl in ax.get_xticklabels()] == [str(v) for v, _ in pairs]
     assert CJK.search(axes[0].get_ylabel())
 
@@ -342,10 +352,15 @@ def test_roofline_follows_hardware(close):
 # --- breakdown ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape, cfg", [(SQUARE, GemmConfig(256, 128, 32, 8, 4, 1)),
-                                        ((16, 4096, 4096), GemmConfig(16, 16, 128, 1, 4, 1)),
-                                        (SQUARE, GemmConfig(256, 128, 32, 8, 1, 1))],
-                         ids=["square-optimum", "decode-optimum", "one-stage"])
+@pytest.mark.parametrize(
+    "shape, cfg",
+    [
+        (SQUARE, GemmConfig(256, 128, 32, 8, 4, 1)),
+        ((16, 4096, 4096), GemmConfig(16, 16, 128, 1, 4, 1)),
+        (SQUARE, GemmConfig(256, 128, 32, 8, 1, 1)),
+    ],
+    ids=["square-optimum", "decode-optimum", "one-stage"],
+)
 def test_breakdown_bars_equal_terms(shape, cfg, close):
     b = explain(cfg, *shape)
     fig = figures.breakdown_chart(b)

@@ -7,11 +7,25 @@ import numpy as np
 import pytest
 
 from schedlab import GemmConfig, explain, landscape, launchable, space_summary
+from schedlab.core.hardware import (
+    A100_SXM4,
+    DEFAULT_PROFILE,
+    H100_SXM,
+    H100_TC,
+    H200_SXM,
+    PROFILE_SOURCES,
+    PROFILES,
+    Hardware,
+    KiB,
+    MiB,
+    default,
+    profile,
+    using,
+)
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
-from schedlab.studies.claims import seed_claims
-from schedlab.core.hardware import (A100_SXM4, DEFAULT_PROFILE, H100_SXM, H100_TC, H200_SXM, PROFILE_SOURCES, PROFILES, Hardware, KiB, MiB, default, profile, using)
 from schedlab.core.space import SPACE
+from schedlab.studies.claims import seed_claims
+from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
@@ -57,8 +71,12 @@ def test_datasheet_facts():
     """The nominal numbers the datasheets and whitepapers print, recomputed from the fields."""
     assert A100_SXM4.peak_flops / 1e12 == pytest.approx(312, rel=2e-3)  # A100: 312 dense FP16 TFLOPS
     assert H100_TC.peak_flops / 1e12 == pytest.approx(989.4, rel=1e-9)  # H100 SXM5: 989.4
-    assert (A100_SXM4.n_sm, A100_SXM4.l2_bytes, A100_SXM4.smem_per_sm, A100_SXM4.smem_limit) == \
-        (108, 40 * MiB, 164 * KiB, 163 * KiB)
+    assert (A100_SXM4.n_sm, A100_SXM4.l2_bytes, A100_SXM4.smem_per_sm, A100_SXM4.smem_limit) == (
+        108,
+        40 * MiB,
+        164 * KiB,
+        163 * KiB,
+    )
     assert H200_SXM.hbm_bw_bytes_per_s / H100_SXM.hbm_bw_bytes_per_s == pytest.approx(4.8 / 3.35)
     # the H200 is the H100 SXM's chip with other memory: every other field equal
     assert [f for f in FIELDS if getattr(H200_SXM, f) != getattr(H100_SXM, f)] == ["hbm_bw_bytes_per_s"]
@@ -124,20 +142,23 @@ def _pipeline_bytes(cfg: GemmConfig, bytes_per_element: int) -> int:
 def test_a100_prunes_exactly_the_pipelines_over_its_163_kib():
     """The A100 and the H100 differ, for pruning, only in the per-block shared memory (163 vs 227 KiB):
     the configs the A100 loses are exactly those whose pipeline needs more than 163 KiB."""
-    pruning_fields = ("mma_m", "mma_n", "warp_size", "base_regs_per_thread", "max_regs_per_thread",
-                      "bytes_per_element")
+    pruning_fields = ("mma_m", "mma_n", "warp_size", "base_regs_per_thread", "max_regs_per_thread", "bytes_per_element")
     assert all(getattr(A100_SXM4, f) == getattr(H100_TC, f) for f in pruning_fields)
     on_h100, on_a100 = set(launchable(H100_TC).configs), set(launchable(A100_SXM4).configs)
     assert on_a100 < on_h100
     assert on_h100 - on_a100 == {c for c in on_h100 if _pipeline_bytes(c, 2) > 163 * 1024}
     # counted from the knob values alone: H100-launchable configs whose pipeline fits 227 but not 163 KiB
-    lost = sum(1 for bm, bn, bk, w, st, g in itertools.product(*SPACE.values())
-               if 163 * 1024 < st * (bm + bn) * bk * 2 <= 227 * 1024 and GemmConfig(bm, bn, bk, w, st, g) in on_h100)
+    lost = sum(
+        1
+        for bm, bn, bk, w, st, g in itertools.product(*SPACE.values())
+        if 163 * 1024 < st * (bm + bn) * bk * 2 <= 227 * 1024 and GemmConfig(bm, bn, bk, w, st, g) in on_h100
+    )
     assert len(on_h100) - len(on_a100) == lost
     summary = space_summary(A100_SXM4)
     smem = dict((r.code, n) for r, n in summary.reason_counts)["smem"]
-    assert smem == sum(1 for bm, bn, bk, _w, st, _g in itertools.product(*SPACE.values())
-                       if st * (bm + bn) * bk * 2 > 163 * 1024)
+    assert smem == sum(
+        1 for bm, bn, bk, _w, st, _g in itertools.product(*SPACE.values()) if st * (bm + bn) * bk * 2 > 163 * 1024
+    )
     assert "163 KB" in next(r.message for r, _n in summary.reason_counts if r.code == "smem")
 
 
@@ -250,13 +271,16 @@ def test_identical_gpus_transfer_perfectly():
     assert t.gpus == ("h100-lecture", "copy")
 
 
-@pytest.mark.parametrize("gpus, error, match", [
-    ([], ValueError, "at least one"),
-    (["b200"], ValueError, "unknown GPU 'b200'"),
-    ([3], TypeError, "gpus must hold profile names"),
-    ("h100-sxm", TypeError, "gpus must be a sequence"),
-    (["h100-sxm", "h100-sxm"], ValueError, "distinct"),
-])
+@pytest.mark.parametrize(
+    "gpus, error, match",
+    [
+        ([], ValueError, "at least one"),
+        (["b200"], ValueError, "unknown GPU 'b200'"),
+        ([3], TypeError, "gpus must hold profile names"),
+        ("h100-sxm", TypeError, "gpus must be a sequence"),
+        (["h100-sxm", "h100-sxm"], ValueError, "distinct"),
+    ],
+)
 def test_hardware_transfer_refuses_bad_gpus(gpus, error, match):
     with pytest.raises(error, match=match):
         hardware_transfer(SQUARE, gpus)
@@ -271,8 +295,7 @@ def test_hardware_transfer_refuses_bad_shape():
 
 
 def test_published_comparison_lines_up_measurements_and_predictions():
-    from schedlab.studies.published import published_comparison
-    from schedlab.studies.published import H100_MEASUREMENTS
+    from schedlab.studies.published import H100_MEASUREMENTS, published_comparison
 
     c = published_comparison()
     assert len(c.shapes) == len({m.mnk for m in H100_MEASUREMENTS})
@@ -400,18 +423,20 @@ def test_explain_on_the_h200_uses_its_bandwidth(capsys):
     from schedlab import render
 
     cfg = landscape(DECODE, H200_SXM).best
-    status, out, _ = run_console(["explain", *map(str, cfg.as_tuple()), *map(str, DECODE), "--gpu", "h200-sxm"],
-                                 capsys)
+    status, out, _ = run_console(["explain", *map(str, cfg.as_tuple()), *map(str, DECODE), "--gpu", "h200-sxm"], capsys)
     assert status == 0
     assert render.fmt_time(explain(cfg, *DECODE, H200_SXM).time_s) in out
 
 
-@pytest.mark.parametrize("argv", [
-    ["top", "64", "64", "64", "--gpu", "b200"],
-    ["--gpu", "b200", "explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"],
-    ["gpus", "--gpu", "b200"],
-    ["demos", "1", "--gpu", "b200"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["top", "64", "64", "64", "--gpu", "b200"],
+        ["--gpu", "b200", "explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"],
+        ["gpus", "--gpu", "b200"],
+        ["demos", "1", "--gpu", "b200"],
+    ],
+)
 def test_unknown_gpu_is_one_line_listing_the_known_ones(argv, capsys):
     status, out, err = run_console(argv, capsys)
     assert status == 2 and out == ""

@@ -5,10 +5,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, landscape, launchable
-from schedlab import figures, render
-from schedlab.studies import guides, surrogates
+from schedlab import H100_TC, GemmConfig, figures, landscape, launchable, render
 from schedlab.core.hardware import KiB
+from schedlab.studies import guides, surrogates
 from schedlab.studies.compare import compare
 
 SQUARE = (4096, 4096, 4096)
@@ -60,8 +59,9 @@ def test_a_machine_truth_is_that_machines_search():
 
 def test_without_noise_a_ranking_needs_the_position_of_its_first_truly_good_config():
     land = landscape(SQUARE)
-    g = guides.guide_study(SQUARE, [guides.field_truth(0.2)], ["top-k model", "top-k learned"], seeds=range(6),
-                           noise=0.0)
+    g = guides.guide_study(
+        SQUARE, [guides.field_truth(0.2)], ["top-k model", "top-k learned"], seeds=range(6), noise=0.0
+    )
     model_order = np.argsort(land.time_s, kind="stable")
     for s in range(6):
         true_s = land.time_s * guides.effects_field(land.configs, 0.2, s)
@@ -141,8 +141,9 @@ def test_plateau_counts_ties():
 
 
 def test_view_tables_and_figure():
-    g = guides.guide_study(SQUARE, [guides.field_truth(0.0), guides.field_truth(0.1)], ["top-k model", "random"],
-                           seeds=range(6))
+    g = guides.guide_study(
+        SQUARE, [guides.field_truth(0.0), guides.field_truth(0.1)], ["top-k model", "random"], seeds=range(6)
+    )
     t = render.guide_table(g)
     assert t.headers == ("调优器", "σ = 0 %", "σ = 10 %") and len(t.rows) == 2
     fig = figures.guide_sweep([g])

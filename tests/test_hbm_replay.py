@@ -27,13 +27,15 @@ def reference_hbm_bytes(M, N, K, bm, bn, group, per_wave, hw=H100_TC):
     wave touched too is still in L2 with probability min(1, L2 / previous footprint); C once."""
     elt = hw.bytes_per_element
     order = launch_order(M, N, bm, bn, group)
-    waves = [order[i:i + per_wave] for i in range(0, len(order), per_wave)]
+    waves = [order[i : i + per_wave] for i in range(0, len(order), per_wave)]
     a_bytes = lambda i: min(bm, M - i * bm) * K * elt  # noqa: E731
     b_bytes = lambda j: min(bn, N - j * bn) * K * elt  # noqa: E731
     touched = [({m for m, _ in w}, {n for _, n in w}) for w in waves]
     footprint = [sum(map(a_bytes, rows)) + sum(map(b_bytes, cols)) for rows, cols in touched]
-    reused = [0] + [sum(map(a_bytes, rows & prev_rows)) + sum(map(b_bytes, cols & prev_cols))
-                    for (rows, cols), (prev_rows, prev_cols) in zip(touched[1:], touched)]
+    reused = [0] + [
+        sum(map(a_bytes, rows & prev_rows)) + sum(map(b_bytes, cols & prev_cols))
+        for (rows, cols), (prev_rows, prev_cols) in zip(touched[1:], touched)
+    ]
     kept = [min(1.0, hw.l2_bytes / f) for f in footprint[:-1]]
     return float(sum(footprint)) - math.fsum(k * r for k, r in zip(kept, reused[1:])) + M * N * elt
 
@@ -46,9 +48,13 @@ def test_every_wave_fits_in_l2_reads_each_panel_once():
 
 @settings(max_examples=300, deadline=None)
 @given(
-    M=st.integers(1, 1200), N=st.integers(1, 1200), K=st.integers(1, 9000),
-    bm=st.sampled_from([16, 32, 64, 128, 256]), bn=st.sampled_from([16, 32, 64, 128, 256]),
-    group=st.sampled_from([1, 4, 8]), per_wave=st.integers(1, 700),
+    M=st.integers(1, 1200),
+    N=st.integers(1, 1200),
+    K=st.integers(1, 9000),
+    bm=st.sampled_from([16, 32, 64, 128, 256]),
+    bn=st.sampled_from([16, 32, 64, 128, 256]),
+    group=st.sampled_from([1, 4, 8]),
+    per_wave=st.integers(1, 700),
 )
 def test_interval_replay_equals_block_by_block_replay(M, N, K, bm, bn, group, per_wave):
     """Exactly equal: both sum integer bytes and round the L2 correction with fsum."""
@@ -57,9 +63,14 @@ def test_interval_replay_equals_block_by_block_replay(M, N, K, bm, bn, group, pe
 
 @settings(max_examples=300, deadline=None)
 @given(
-    M=st.integers(1, 3000), N=st.integers(1, 3000), K=st.integers(1, 9000),
-    bm=st.sampled_from([16, 32, 64, 128, 256]), bn=st.sampled_from([16, 32, 64, 128, 256]),
-    group=st.sampled_from([1, 4, 8]), per_wave=st.integers(1, 700), l2_scale=st.sampled_from([1 / 64, 1, 4]),
+    M=st.integers(1, 3000),
+    N=st.integers(1, 3000),
+    K=st.integers(1, 9000),
+    bm=st.sampled_from([16, 32, 64, 128, 256]),
+    bn=st.sampled_from([16, 32, 64, 128, 256]),
+    group=st.sampled_from([1, 4, 8]),
+    per_wave=st.integers(1, 700),
+    l2_scale=st.sampled_from([1 / 64, 1, 4]),
 )
 def test_hbm_bound_is_never_below_the_replay(M, N, K, bm, bn, group, per_wave, l2_scale):
     """evaluate_many skips a replay when this bound is below every on-chip time: it must bound it."""
@@ -68,6 +79,7 @@ def test_hbm_bound_is_never_below_the_replay(M, N, K, bm, bn, group, per_wave, l
     import numpy as np
 
     from schedlab.core.model.hbm import hbm_bound_s
+
     hw = dataclasses.replace(H100_TC, l2_bytes=int(H100_TC.l2_bytes * l2_scale))
     bound_s = hbm_bound_s(*(np.array([v]) for v in (M, N, K, bm, bn, group, per_wave)), hw)[0]
     assert hbm_bytes(M, N, K, bm, bn, group, per_wave, hw) / hw.hbm_bw_bytes_per_s <= bound_s
@@ -75,15 +87,20 @@ def test_hbm_bound_is_never_below_the_replay(M, N, K, bm, bn, group, per_wave, l
 
 @settings(max_examples=300, deadline=None)
 @given(
-    M=st.integers(1, 1200), N=st.integers(1, 1200), bm=st.sampled_from([16, 32, 64, 128, 256]),
-    bn=st.sampled_from([16, 32, 64, 128, 256]), group=st.sampled_from([1, 2, 3, 4, 8]), data=st.data(),
+    M=st.integers(1, 1200),
+    N=st.integers(1, 1200),
+    bm=st.sampled_from([16, 32, 64, 128, 256]),
+    bn=st.sampled_from([16, 32, 64, 128, 256]),
+    group=st.sampled_from([1, 2, 3, 4, 8]),
+    data=st.data(),
 )
 def test_wave_panel_bound_holds_for_every_run_of_blocks(M, N, bm, bn, group, data):
     """The bound behind hbm_bound_s: any n consecutive blocks of the launch order touch at most that many panels."""
     from schedlab.core.model.hbm import wave_panels_bound
+
     order = launch_order(M, N, bm, bn, group)
     n = data.draw(st.integers(1, len(order)))
     start = data.draw(st.integers(0, len(order) - n))
-    run = order[start:start + n]
+    run = order[start : start + n]
     rows, cols = (int(x) for x in wave_panels_bound(n, -(-M // bm), -(-N // bn), group))
     assert len({m for m, _ in run}) <= rows and len({c for _, c in run}) <= cols

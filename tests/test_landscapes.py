@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab import SPACE, GemmConfig, LECTURE_SHAPES, landscape
-from schedlab.studies.landscapes import MID_BOX_SHAPES, optimum_at_box_corner, distinct_landscapes, good_set
+from schedlab import LECTURE_SHAPES, SPACE, GemmConfig, landscape
+from schedlab.studies.landscapes import MID_BOX_SHAPES, distinct_landscapes, good_set, optimum_at_box_corner
 
 
 def _brute_corner(shape) -> bool:
@@ -17,9 +17,10 @@ def _brute_corner(shape) -> bool:
         c = land.configs[i].as_tuple()
         movable = 0
         for j, knob in enumerate(SPACE):
-            neighbours = [v for v in SPACE[knob] if v != c[j]
-                          and abs(SPACE[knob].index(v) - SPACE[knob].index(c[j])) == 1]
-            ok = [GemmConfig(*(c[:j] + (v,) + c[j + 1:])) in launch for v in neighbours]
+            neighbours = [
+                v for v in SPACE[knob] if v != c[j] and abs(SPACE[knob].index(v) - SPACE[knob].index(c[j])) == 1
+            ]
+            ok = [GemmConfig(*(c[:j] + (v,) + c[j + 1 :])) in launch for v in neighbours]
             movable += len(ok) == 2 and all(ok)
         if movable == 0:
             return True

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from schedlab.studies import learned as L
 from schedlab.core.landscape import landscape
 from schedlab.core.space import GemmConfig
+from schedlab.studies import learned as L
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_study_shapes_are_distinct_and_include_lecture_and_llm(all_shapes):
 @pytest.mark.parametrize("split", L.SPLITS)
 def test_held_out_shapes_never_in_training(split, all_shapes):
     seen = set()
-    for group, train, test in L.folds(split):
+    for _group, train, test in L.folds(split):
         train_mnk = {s.mnk for s in train}
         assert test and train
         assert not train_mnk & {s.mnk for s in test}
@@ -70,7 +70,7 @@ def test_held_out_shapes_never_in_training(split, all_shapes):
 
 
 def test_cross_validation_records_respect_the_split(cvs):
-    for split, cv in cvs.items():
+    for cv in cvs.values():
         assert len(cv.results) == 22
         for r in cv.results:
             assert r.shape not in r.train_shapes

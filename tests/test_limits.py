@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from schedlab import GemmConfig, H100_TC, evaluate, explain, gemm_time, landscape
+from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time, landscape
 from schedlab.core.model import hbm_bytes
 from schedlab.core.space import MAX_K, MAX_TILES, check_shape
 
@@ -24,24 +24,32 @@ BEST = GemmConfig(256, 128, 32, 8, 4, 1)
 LARGEST = [(16 * 1024, 16 * 2048, MAX_K), (16, 16 * MAX_TILES, MAX_K), (16 * MAX_TILES, 16, MAX_K)]
 
 
-@pytest.mark.parametrize("call", [
-    lambda: explain(BEST, 2**40, 4096, 4096),
-    lambda: landscape((2**40, 4096, 4096)),
-    lambda: landscape((2**31, 4096, 4096)),
-    lambda: gemm_time(BEST, 2**32, 4096, 4096),
-    lambda: gemm_time(BEST, 2**63, 4096, 4096),
-    lambda: evaluate([BEST], 4096, 2**64 + 1, 4096),
-], ids=["explain M=2**40", "landscape M=2**40", "landscape M=2**31", "gemm_time M=2**32", "M=2**63", "N=2**64+1"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: explain(BEST, 2**40, 4096, 4096),
+        lambda: landscape((2**40, 4096, 4096)),
+        lambda: landscape((2**31, 4096, 4096)),
+        lambda: gemm_time(BEST, 2**32, 4096, 4096),
+        lambda: gemm_time(BEST, 2**63, 4096, 4096),
+        lambda: evaluate([BEST], 4096, 2**64 + 1, 4096),
+    ],
+    ids=["explain M=2**40", "landscape M=2**40", "landscape M=2**31", "gemm_time M=2**32", "M=2**63", "N=2**64+1"],
+)
 def test_too_many_tiles_is_refused_naming_the_limit(call):
     with pytest.raises(ValueError, match="MAX_TILES"):
         call()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: explain(GemmConfig(16, 64, 64, 1, 4, 1), 16, 2**22, 2**40),  # reported HBM bytes of -9.22e18
-    lambda: explain(BEST, 4096, 4096, 2**62),  # reported "HBM 32.0 MiB"
-    lambda: gemm_time(BEST, 16, 16, MAX_K + 1),
-], ids=["K=2**40", "K=2**62", "K=MAX_K+1"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: explain(GemmConfig(16, 64, 64, 1, 4, 1), 16, 2**22, 2**40),  # reported HBM bytes of -9.22e18
+        lambda: explain(BEST, 4096, 4096, 2**62),  # reported "HBM 32.0 MiB"
+        lambda: gemm_time(BEST, 16, 16, MAX_K + 1),
+    ],
+    ids=["K=2**40", "K=2**62", "K=MAX_K+1"],
+)
 def test_too_deep_k_is_refused_naming_the_limit(call):
     with pytest.raises(ValueError, match="MAX_K"):
         call()
@@ -60,6 +68,7 @@ def test_limits_are_exact_edges():
 def test_wider_elements_that_could_overflow_are_refused():
     """Byte counts scale with Hardware.bytes_per_element: the model refuses counts that could reach 2**53."""
     import dataclasses
+
     wide = dataclasses.replace(H100_TC, bytes_per_element=64)
     with pytest.raises(ValueError, match="bytes_per_element"):
         evaluate([BEST], *LARGEST[0], wide)

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time
-from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS, blocks_per_sm, hbm_bytes, tiling
+from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.core.space import config_array
 
 MiB = 1024 * 1024
@@ -48,8 +48,9 @@ class TestSquareOptimum:
         # 16 x 16, 1 warp: 16 * 16 / 32 + 40 = 48 regs * 32 = 1536 -> 42; smem 1 * 32 * 16 * 2 + 1024 = 2048
         #   -> 114; threads 2048 // 32 = 64: the 32-blocks-per-SM limit binds
         # 128 x 128 x 128, 4 warps, 3 stages: smem 3 * 256 * 128 * 2 + 1024 = 197632 -> 1 block by smem
-        arr = config_array([GemmConfig(64, 64, 32, 4, 2, 1), GemmConfig(16, 16, 16, 1, 1, 1),
-                            GemmConfig(128, 128, 128, 4, 3, 1)])
+        arr = config_array(
+            [GemmConfig(64, 64, 32, 4, 2, 1), GemmConfig(16, 16, 16, 1, 1, 1), GemmConfig(128, 128, 128, 4, 3, 1)]
+        )
         assert blocks_per_sm(arr).tolist() == [7, 32, 1]
 
     def test_smem_term_equals_tensor_core_term_for_64x64_warp_tile(self):
@@ -118,8 +119,16 @@ class TestExplainMatchesEvaluate:
             assert b.time_s == terms.time_s[i] == land.time_of(cfg)
             for name in TERMS:
                 assert getattr(b, name) == getattr(terms, name)[i], name
-            for name in ("blocks", "blocks_per_sm", "waves", "k_steps", "t_step_s", "fill_s", "epilogue_s",
-                         "bytes_hbm"):
+            for name in (
+                "blocks",
+                "blocks_per_sm",
+                "waves",
+                "k_steps",
+                "t_step_s",
+                "fill_s",
+                "epilogue_s",
+                "bytes_hbm",
+            ):
                 assert getattr(b, name) == getattr(terms, name)[i], name
             step = b.terms()
             assert list(step) == list(TERMS)

@@ -15,11 +15,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from schedlab import H100_TC, SPACE, GemmConfig, clear_caches, evaluate, gemm_time, landscape
 import schedlab.core.model.engine
+from schedlab import H100_TC, SPACE, GemmConfig, clear_caches, evaluate, gemm_time, landscape
 from schedlab.core.model import TERMS, ModelTerms, evaluate_many
-
-from tests.strategies import (config_subsets, configs, dims, hardware, launchable_configs, shapes, unlaunchable_configs)
+from tests.strategies import config_subsets, configs, dims, hardware, launchable_configs, shapes, unlaunchable_configs
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MEDIUM = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -149,10 +148,7 @@ class TestGroupM:
 
 
 def _fields_equal(a, b):
-    return all(
-        np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True)
-        for f in dataclasses.fields(a)
-    )
+    return all(np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True) for f in dataclasses.fields(a))
 
 
 class TestDeterminismAndAgreement:
@@ -169,8 +165,12 @@ class TestDeterminismAndAgreement:
         assert e2.time_s[0] == first
 
     @MEDIUM
-    @given(cfgs=config_subsets(), many=st.lists(shapes(), min_size=1, max_size=6), hw=hardware(),
-           chunk=st.sampled_from((1, 2**18)))
+    @given(
+        cfgs=config_subsets(),
+        many=st.lists(shapes(), min_size=1, max_size=6),
+        hw=hardware(),
+        chunk=st.sampled_from((1, 2**18)),
+    )
     def test_many_shapes_at_once_equal_one_shape_at_a_time(self, cfgs, many, hw, chunk):
         """evaluate_many (shapes broadcast, one HBM replay across shapes, chunked) prices exactly as evaluate."""
         fields = tuple(f for f in ModelTerms.__dataclass_fields__)
@@ -183,8 +183,12 @@ class TestDeterminismAndAgreement:
                 assert np.array_equal(batched[name][i], getattr(one, name), equal_nan=True), (shape, name)
 
     @MEDIUM
-    @given(cfgs=config_subsets(), many=st.lists(shapes(), min_size=1, max_size=6), hw=hardware(),
-           chunk=st.sampled_from((1, 2**18)))
+    @given(
+        cfgs=config_subsets(),
+        many=st.lists(shapes(), min_size=1, max_size=6),
+        hw=hardware(),
+        chunk=st.sampled_from((1, 2**18)),
+    )
     def test_many_shapes_time_alone_equals_one_shape_at_a_time(self, cfgs, many, hw, chunk):
         """Asked for time_s alone, evaluate_many skips the replays its HBM bound rules out: same times."""
         with pytest.MonkeyPatch.context() as mp:
@@ -221,8 +225,13 @@ def test_some_config_launches_for_every_shape(M, N, K):
 # --- more hardware never hurts ---------------------------------------------------------------
 
 #: Every bandwidth of the machine (the clock scales the per-clock ones: tensor cores, shared memory, port).
-BANDWIDTHS = ("clock_hz", "hbm_bw_bytes_per_s", "l2_bw_bytes_per_s", "smem_bytes_per_clk_per_sm",
-              "l2_port_bytes_per_clk_per_sm")
+BANDWIDTHS = (
+    "clock_hz",
+    "hbm_bw_bytes_per_s",
+    "l2_bw_bytes_per_s",
+    "smem_bytes_per_clk_per_sm",
+    "l2_port_bytes_per_clk_per_sm",
+)
 
 
 def _assert_not_slower(cfg, shape, base, better):
@@ -232,8 +241,13 @@ def _assert_not_slower(cfg, shape, base, better):
 
 class TestMoreHardwareNeverSlower:
     @MEDIUM
-    @given(cfg=launchable_configs, shape=shapes(), hw=hardware(), field=st.sampled_from(BANDWIDTHS),
-           factor=st.floats(1.0, 8.0))
+    @given(
+        cfg=launchable_configs,
+        shape=shapes(),
+        hw=hardware(),
+        field=st.sampled_from(BANDWIDTHS),
+        factor=st.floats(1.0, 8.0),
+    )
     def test_more_of_any_bandwidth(self, cfg, shape, hw, field, factor):
         """Every bandwidth is a denominator of some term and changes neither occupancy nor the HBM
         replay: more of it can only shorten a term. (1e-12: the same sum rounded another way.)"""
@@ -246,8 +260,12 @@ class TestMoreHardwareNeverSlower:
     def test_twice_the_sms_on_the_issues_example(self):
         """Issue 8: averaging HBM over all waves made the small last wave pay a full wave's per-step share,
         and this config 11.9 % slower on twice the SMs (on the H100 as it is)."""
-        _assert_not_slower(GemmConfig(32, 128, 128, 2, 4, 1), (11855, 85, 3384), H100_TC,
-                           dataclasses.replace(H100_TC, n_sm=2 * H100_TC.n_sm))
+        _assert_not_slower(
+            GemmConfig(32, 128, 128, 2, 4, 1),
+            (11855, 85, 3384),
+            H100_TC,
+            dataclasses.replace(H100_TC, n_sm=2 * H100_TC.n_sm),
+        )
 
     @MEDIUM
     @given(cfg=launchable_configs, shape=shapes(), hw=hardware(), times=st.integers(2, 4))

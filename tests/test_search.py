@@ -21,8 +21,22 @@ from hypothesis import strategies as st
 from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
 from schedlab.core.shapes import LECTURE_SHAPES, llm_shapes
 from schedlab.studies.compare import compare, descent_local_optima
-from schedlab.studies.search import (CORES, DEFAULT_SHAPES, STRATEGIES, BudgetExhausted, Measurer, SearchTrace, coordinate_descent, exhaustive, feature_names, model_guided, random_search, run_strategy, search_context, trials_to_within)
-
+from schedlab.studies.search import (
+    CORES,
+    DEFAULT_SHAPES,
+    STRATEGIES,
+    BudgetExhausted,
+    Measurer,
+    SearchTrace,
+    coordinate_descent,
+    exhaustive,
+    feature_names,
+    model_guided,
+    random_search,
+    run_strategy,
+    search_context,
+    trials_to_within,
+)
 from tests.strategies import hardware, launchable_configs, shapes, unlaunchable_configs
 
 SQUARE = (4096, 4096, 4096)
@@ -46,7 +60,7 @@ def check_rules(trace: SearchTrace, budget: int, hw=H100_TC):
     true = np.array([land.time_of(c) for c in trace.configs])
     np.testing.assert_array_equal(trace.true_s, true)
     # best so far: the true time of the config with the lowest measured time up to each point
-    believed = [trace.configs[int(np.argmin(trace.measured_s[:k + 1]))] for k in range(len(trace))]
+    believed = [trace.configs[int(np.argmin(trace.measured_s[: k + 1]))] for k in range(len(trace))]
     np.testing.assert_array_equal(trace.best_so_far_s, [land.time_of(c) for c in believed])
     assert trace.optimum_s == land.best_time_s
     assert (trace.best_so_far_s >= trace.optimum_s).all()
@@ -62,8 +76,13 @@ def test_rules_on_lecture_shapes(name, shape):
 
 
 @FAST
-@given(name=strategy_names, shape=shapes(), budget=st.integers(1, 400), seed=st.integers(0, 2**32),
-       noise=st.sampled_from((0.0, 0.03, 0.3)))
+@given(
+    name=strategy_names,
+    shape=shapes(),
+    budget=st.integers(1, 400),
+    seed=st.integers(0, 2**32),
+    noise=st.sampled_from((0.0, 0.03, 0.3)),
+)
 def test_rules_on_any_shape_and_budget(name, shape, budget, seed, noise):
     trace = run(name, shape, budget, seed, noise)
     check_rules(trace, budget)
@@ -114,8 +133,19 @@ def _hand_trace(best_so_far, optimum=1.0):
     k = len(best_so_far)
     cfgs = landscape(SQUARE).configs[:k]
     arr = np.asarray(best_so_far, dtype=float)
-    return SearchTrace(strategy="hand", shape=SQUARE, seed=0, budget=k, noise=0.0, configs=cfgs,
-                       indices=np.arange(k), measured_s=arr, true_s=arr, best_so_far_s=arr, optimum_s=optimum)
+    return SearchTrace(
+        strategy="hand",
+        shape=SQUARE,
+        seed=0,
+        budget=k,
+        noise=0.0,
+        configs=cfgs,
+        indices=np.arange(k),
+        measured_s=arr,
+        true_s=arr,
+        best_so_far_s=arr,
+        optimum_s=optimum,
+    )
 
 
 def test_trials_to_within_on_a_hand_built_trace():
@@ -173,8 +203,10 @@ def test_descent_local_optima_are_real_and_counted(shape):
         assert ratio > 1.05 and ratio == landscape(shape).time_of(cfg) / best
         assert _is_local_optimum(shape, cfg)
     # the same run, seed by seed
-    stuck = [coordinate_descent(shape, N_LAUNCHABLE, s, noise=0, restarts=False).info["descents"][0].ratio > 1.05
-             for s in range(40)]
+    stuck = [
+        coordinate_descent(shape, N_LAUNCHABLE, s, noise=0, restarts=False).info["descents"][0].ratio > 1.05
+        for s in range(40)
+    ]
     assert sum(stuck) == lo.bad
 
 
@@ -194,8 +226,14 @@ def test_compare_equals_the_strategies_run_seed_by_seed():
     shapes_ = [SQUARE, (1, 6144, 4096)]
     seeds = [0, 4, 9]
     calls = []
-    c = compare(shapes_, tuple(STRATEGIES), seeds=seeds, budget=80, noise=0.03,
-                progress=lambda done, total, label: calls.append((done, total)))
+    c = compare(
+        shapes_,
+        tuple(STRATEGIES),
+        seeds=seeds,
+        budget=80,
+        noise=0.03,
+        progress=lambda done, total, label: calls.append((done, total)),
+    )
     assert calls == [(k, 12) for k in range(1, 13)]
     assert c.trials.shape == (2, 6, 3) and c.curve_median.shape == (2, 6, 80)
     for i, shape in enumerate(shapes_):
@@ -303,11 +341,20 @@ def test_measurer_budget():
     assert m.count == 2 and m.remaining == 0 and not m.is_measured(2)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(budget=0), "budget"), (dict(budget=True), "budget"), (dict(budget=2.5), "budget"),
-    (dict(seed=-1), "seed"), (dict(noise=-0.1), "noise"), (dict(noise=math.nan), "noise"),
-    (dict(shape=(0, 4, 4)), "M"), (dict(shape=(4, 4)), "shape"), (dict(hw="H100"), "hw"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(budget=0), "budget"),
+        (dict(budget=True), "budget"),
+        (dict(budget=2.5), "budget"),
+        (dict(seed=-1), "seed"),
+        (dict(noise=-0.1), "noise"),
+        (dict(noise=math.nan), "noise"),
+        (dict(shape=(0, 4, 4)), "M"),
+        (dict(shape=(4, 4)), "shape"),
+        (dict(hw="H100"), "hw"),
+    ],
+)
 @pytest.mark.parametrize("name", tuple(STRATEGIES))
 def test_invalid_arguments_are_refused(name, kwargs, match):
     args = dict(shape=SQUARE, budget=10, seed=0, noise=0.03, hw=H100_TC) | kwargs
@@ -330,13 +377,17 @@ def test_feature_names_match_the_feature_matrix():
     assert np.isfinite(X).all()
 
 
-@pytest.mark.parametrize("order, match", [
-    (lambda n, b: np.zeros((1, b), dtype=np.int64), "twice"),
-    (lambda n, b: np.full((1, b), n, dtype=np.int64), "outside"),
-    (lambda n, b: np.concatenate([[-1], np.arange(b - 1)])[None, :], "padded"),
-    (lambda n, b: np.arange(b, dtype=float)[None, :], "int array"),
-    (lambda n, b: np.arange(b - 1)[None, :], "int array"),
-], ids=["repeat", "out of range", "padding first", "floats", "short"])
+@pytest.mark.parametrize(
+    "order, match",
+    [
+        (lambda n, b: np.zeros((1, b), dtype=np.int64), "twice"),
+        (lambda n, b: np.full((1, b), n, dtype=np.int64), "outside"),
+        (lambda n, b: np.concatenate([[-1], np.arange(b - 1)])[None, :], "padded"),
+        (lambda n, b: np.arange(b, dtype=float)[None, :], "int array"),
+        (lambda n, b: np.arange(b - 1)[None, :], "int array"),
+    ],
+    ids=["repeat", "out of range", "padding first", "floats", "short"],
+)
 def test_a_core_breaking_the_contract_is_named(order, match):
     def broken_core(context, seeds, budget, factors, **_):
         return order(context.n_configs, budget), None

@@ -42,8 +42,6 @@ def comparison():
     return compare(shapes, seeds=range(20), budget=150)
 
 
-
-
 def count(text: str) -> float:
     return math.inf if text == "—" else float(text)
 
@@ -112,8 +110,9 @@ def test_search_summary_table_rejects_empty_groups(comparison):
         render.search_summary_table(comparison, {"空": []})
 
 
-@pytest.mark.parametrize("fraction, text", [(1.0, "100%"), (0.7, "70%"), (0.0, "0%"), (0.9966, "99.7%"),
-                                            (0.004, "0.4%")])
+@pytest.mark.parametrize(
+    "fraction, text", [(1.0, "100%"), (0.7, "70%"), (0.0, "0%"), (0.9966, "99.7%"), (0.004, "0.4%")]
+)
 def test_reach_is_never_rounded_to_all_or_nothing(fraction, text):
     assert render.fmt_reach(fraction) == text
 

@@ -38,8 +38,10 @@ def seed() -> Path:
     """The seed's path; skips the calling test, saying how to provide the seed, when the file is absent."""
     path = seed_path()
     if not path.is_file():
-        pytest.skip(f"seed script {path} absent: set SCHEDLAB_SEED to a copy of {SEED_NAME} "
-                    f"(or put shared/ beside the repository)")
+        pytest.skip(
+            f"seed script {path} absent: set SCHEDLAB_SEED to a copy of {SEED_NAME} "
+            f"(or put shared/ beside the repository)"
+        )
     return path
 
 
@@ -62,8 +64,9 @@ def seed_run(seed, tmp_path_factory) -> subprocess.CompletedProcess:
     (work / "console.py").write_text("from schedlab.console import *\n", encoding="utf-8")
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, SEED_NAME], cwd=work, capture_output=True, text=True, encoding="utf-8",
-                          env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, SEED_NAME], cwd=work, capture_output=True, text=True, encoding="utf-8", env=env, timeout=600
+    )
 
 
 def test_seed_is_present(seed):
@@ -86,9 +89,26 @@ def test_seed_counts_agree_with_the_analysis(seed_run):
 
 def _pytest_this_file(seed_file: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, SCHEDLAB_SEED=str(seed_file))
-    return subprocess.run([sys.executable, "-m", "pytest", __file__, "-p", "no:cacheprovider", "-vv", "-rs",
-                           "-k", "not test_seed_skips_only_when_absent", *args],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            __file__,
+            "-p",
+            "no:cacheprovider",
+            "-vv",
+            "-rs",
+            "-k",
+            "not test_seed_skips_only_when_absent",
+            *args,
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_seed_skips_only_when_absent(tmp_path):

@@ -62,8 +62,12 @@ def test_every_source_is_cited_and_listed_on_the_references_page(built_site):
     """The references page lists only cited sources: each entry of book/references.bib must be cited on a page
     (an unknown key is a warning, an error under -W) and shown there once."""
     keys = re.findall(r"^@\w+\{([^,\s]+),", (BOOK / "references.bib").read_text(encoding="utf-8"), re.M)
-    cited = {key.strip() for page in PAGES for role in CITE_ROLE.findall((BOOK / f"{page}.md").read_text(encoding="utf-8"))
-             for key in role.split(",")}
+    cited = {
+        key.strip()
+        for page in PAGES
+        for role in CITE_ROLE.findall((BOOK / f"{page}.md").read_text(encoding="utf-8"))
+        for key in role.split(",")
+    }
     assert keys and set(keys) <= cited, f"sources no page cites: {sorted(set(keys) - cited)}"
     assert page_html(built_site, "references").count('role="doc-biblioentry"') == len(keys)
 
@@ -78,7 +82,7 @@ def test_page_loads_nothing_from_outside(built_site, page):
 
 def search_terms(site):
     text = (site / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1: text.rindex(")")])
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
     return set(index["terms"]) | set(index.get("titleterms", {}))
 
 
@@ -145,9 +149,15 @@ def clean_rebuild(built_site):
 
 def _shown_outputs(notebook):
     """Code cells with an output a reader sees (glue records are data for the page, not displays)."""
-    return [c for c in notebook.cells if c.cell_type == "code"
-            and any(set(o.get("data", {"text/plain": 1})) - {k for k in o.get("data", {}) if "papermill" in k}
-                    for o in c.outputs)]
+    return [
+        c
+        for c in notebook.cells
+        if c.cell_type == "code"
+        and any(
+            set(o.get("data", {"text/plain": 1})) - {k for k in o.get("data", {}) if "papermill" in k}
+            for o in c.outputs
+        )
+    ]
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
@@ -161,5 +171,6 @@ def test_notebook_downloads_carry_outputs_after_a_clean_build(clean_rebuild, pag
     shown_on_page = page_html(clean_rebuild, page).count('<div class="cell_output')
     # myst-nb keeps glue records out of the notebook it writes: a page whose cells only glue shows no output
     assert any(c.outputs for c in code) or not shown_on_page, f"{page}: the download has no outputs"
-    assert len(_shown_outputs(notebook)) >= shown_on_page, \
+    assert len(_shown_outputs(notebook)) >= shown_on_page, (
         f"{page}: the page shows {shown_on_page} outputs, its download has {len(_shown_outputs(notebook))}"
+    )

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC, SPACE, WARP_GRID, GemmConfig, Reason, all_configs, reasons, static_valid
-from schedlab.studies.space import space_summary
 from schedlab.core.space import KNOB_NAMES, config_array, launch_checks
+from schedlab.studies.space import space_summary
 
 # --- the rules, written out independently of schedlab --------------------------------------
 
@@ -51,10 +51,7 @@ def hand_reasons(bm, bn, bk, warps, stages, group):
 @pytest.fixture(scope="module")
 def hand():
     """(config tuple -> codes) for the whole space, by a plain loop."""
-    return {
-        values: hand_reasons(*values)
-        for values in itertools.product(BM, BN, BK, WARPS, STAGES, GROUP)
-    }
+    return {values: hand_reasons(*values) for values in itertools.product(BM, BN, BK, WARPS, STAGES, GROUP)}
 
 
 # --- the knob space -----------------------------------------------------------------------
@@ -63,7 +60,12 @@ def hand():
 class TestSpace:
     def test_keys_order_and_values(self):
         assert list(SPACE.items()) == [
-            ("bm", BM), ("bn", BN), ("bk", BK), ("warps", WARPS), ("stages", STAGES), ("group", GROUP),
+            ("bm", BM),
+            ("bn", BN),
+            ("bk", BK),
+            ("warps", WARPS),
+            ("stages", STAGES),
+            ("group", GROUP),
         ]
         assert KNOB_NAMES == ("bm", "bn", "bk", "warps", "stages", "group")
 
@@ -148,7 +150,13 @@ class TestGemmConfig:
     def test_as_tuple_order(self):
         assert self.cfg.as_tuple() == (256, 128, 32, 8, 4, 1)
         assert (self.cfg.bm, self.cfg.bn, self.cfg.bk, self.cfg.warps, self.cfg.stages, self.cfg.group) == (
-            256, 128, 32, 8, 4, 1)
+            256,
+            128,
+            32,
+            8,
+            4,
+            1,
+        )
 
     def test_keyword_construction_and_dict_round_trip(self):
         d = dict(zip(SPACE, self.cfg.as_tuple()))

@@ -43,9 +43,11 @@ def test_the_registry_holds_the_six_in_order_and_is_read_only():
 
 
 def test_importing_search_loads_no_strategy_module_until_the_registry_is_read():
-    code = ("import sys, schedlab.studies.search as s\n"
-            "loaded = lambda: sorted(m for m in sys.modules if m.startswith('schedlab.studies.search.strategies.'))\n"
-            "print(len(loaded())); s.CORES['random']; print(len(loaded()))")
+    code = (
+        "import sys, schedlab.studies.search as s\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('schedlab.studies.search.strategies.'))\n"
+        "print(len(loaded())); s.CORES['random']; print(len(loaded()))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["0", str(len(MODULES))]
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC
-from schedlab.studies.compare import compare
 from schedlab.core.hardware import using
+from schedlab.studies.compare import compare
 from schedlab.studies.search import CORES
 from schedlab.studies.tuners import record_runs, recorded_cores, run_tuner, tuner_core, tuner_order
 

@@ -15,7 +15,6 @@ import pytest
 
 from schedlab import landscape
 from schedlab.studies.export import measured_times_s
-from schedlab.studies.search import trials_to_within
 from schedlab.studies.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
 
 SQUARE = (4096, 4096, 4096)
@@ -35,7 +34,7 @@ def test_every_tuner_measures_launchable_configs_once_within_budget(name):
     assert np.array_equal(trace.measured_s, measured[trace.indices])
     # the belief is the best measured so far, scored by its true time
     k = len(trace) // 2
-    best = trace.indices[int(np.argmin(trace.measured_s[:k + 1]))]
+    best = trace.indices[int(np.argmin(trace.measured_s[: k + 1]))]
     assert trace.best_so_far_s[k] == land.time_s[best]
 
 
@@ -87,4 +86,5 @@ def test_book_data_regenerates(path):
         seed = runs.seeds[-1]
         live = tuner_order(name, runs.shape, runs.budget, seed, runs.noise)
         assert np.array_equal(runs.order(name, seed), live), (
-            f"{name} seed {seed} differs from {path.name} (recorded with {runs.versions}): regenerate it")
+            f"{name} seed {seed} differs from {path.name} (recorded with {runs.versions}): regenerate it"
+        )

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
-
-import numpy as np
 import importlib
 
+import numpy as np
 import pytest
 
-from schedlab import (H100_TC, GemmConfig, Hardware, evaluate, explain, gemm_time, landscape, reasons, sensitivity, space_summary, transfer)
+from schedlab import (
+    H100_TC,
+    GemmConfig,
+    Hardware,
+    evaluate,
+    explain,
+    gemm_time,
+    landscape,
+    reasons,
+    sensitivity,
+    space_summary,
+    transfer,
+)
 from schedlab.core.hardware import using
 from schedlab.core.model import hbm_bytes
 from schedlab.core.space import check_shape, config_array
@@ -46,8 +57,18 @@ class TestGemmConfigValues:
 
     @pytest.mark.parametrize(
         "position, bad",
-        [(0, 64.0), (0, "64"), (0, True), (0, None), (0, 64 + 0j), (0, [64]),
-         (2, 32.0), (2, "32"), (2, True), (2, None)],
+        [
+            (0, 64.0),
+            (0, "64"),
+            (0, True),
+            (0, None),
+            (0, 64 + 0j),
+            (0, [64]),
+            (2, 32.0),
+            (2, "32"),
+            (2, True),
+            (2, None),
+        ],
     )
     def test_non_integers_refused(self, position, bad):
         with pytest.raises(ValueError, match=KNOBS[position]):
@@ -249,18 +270,31 @@ class TestApiArguments:
         with pytest.raises(TypeError, match="configs"):
             evaluate(bad, *SQUARE)
 
-    @pytest.mark.parametrize("call", [
-        lambda hw: evaluate([GemmConfig(*GOOD)], *SQUARE, hw),
-        lambda hw: gemm_time(GemmConfig(*GOOD), *SQUARE, hw),
-        lambda hw: explain(GemmConfig(*GOOD), *SQUARE, hw),
-        lambda hw: landscape(SQUARE, hw),
-        lambda hw: transfer([SQUARE], hw),
-        lambda hw: sensitivity(SQUARE, hw=hw),
-        lambda hw: space_summary(hw),
-        lambda hw: reasons(GemmConfig(*GOOD), hw),
-        lambda hw: hbm_bytes(*SQUARE, 256, 128, 1, 132, hw),
-    ], ids=["evaluate", "gemm_time", "explain", "landscape", "transfer", "sensitivity", "space_summary", "reasons",
-            "hbm_bytes"])
+    @pytest.mark.parametrize(
+        "call",
+        [
+            lambda hw: evaluate([GemmConfig(*GOOD)], *SQUARE, hw),
+            lambda hw: gemm_time(GemmConfig(*GOOD), *SQUARE, hw),
+            lambda hw: explain(GemmConfig(*GOOD), *SQUARE, hw),
+            lambda hw: landscape(SQUARE, hw),
+            lambda hw: transfer([SQUARE], hw),
+            lambda hw: sensitivity(SQUARE, hw=hw),
+            lambda hw: space_summary(hw),
+            lambda hw: reasons(GemmConfig(*GOOD), hw),
+            lambda hw: hbm_bytes(*SQUARE, 256, 128, 1, 132, hw),
+        ],
+        ids=[
+            "evaluate",
+            "gemm_time",
+            "explain",
+            "landscape",
+            "transfer",
+            "sensitivity",
+            "space_summary",
+            "reasons",
+            "hbm_bytes",
+        ],
+    )
     @pytest.mark.parametrize("bad", [5, "H100", dataclasses.asdict(H100_TC)], ids=["int", "str", "dict"])
     def test_hw_not_hardware(self, call, bad):
         with pytest.raises(TypeError, match=r"\bhw\b"):
@@ -301,12 +335,21 @@ class TestApiArguments:
         with pytest.raises(ValueError, match="shape"):
             landscape(bad)
 
-    @pytest.mark.parametrize("call, name", [
-        (lambda: importlib.import_module("schedlab.studies.compare").compare(None), "shapes"),
-        (lambda: importlib.import_module("schedlab.studies.learned").fit(None), "shapes"),
-        (lambda: importlib.import_module("schedlab.studies.buckets").sweep(4096, 4096, Ms=None), "Ms"),
-        (lambda: importlib.import_module("schedlab.studies.learned").features([GemmConfig(*GOOD)], SQUARE, hw="H100"), "hw"),
-    ], ids=["compare", "fit", "sweep", "features"])
+    @pytest.mark.parametrize(
+        "call, name",
+        [
+            (lambda: importlib.import_module("schedlab.studies.compare").compare(None), "shapes"),
+            (lambda: importlib.import_module("schedlab.studies.learned").fit(None), "shapes"),
+            (lambda: importlib.import_module("schedlab.studies.buckets").sweep(4096, 4096, Ms=None), "Ms"),
+            (
+                lambda: importlib.import_module("schedlab.studies.learned").features(
+                    [GemmConfig(*GOOD)], SQUARE, hw="H100"
+                ),
+                "hw",
+            ),
+        ],
+        ids=["compare", "fit", "sweep", "features"],
+    )
     def test_other_modules_name_the_argument(self, call, name):
         with pytest.raises(TypeError, match=rf"\b{name}\b"):
             call()
@@ -314,6 +357,7 @@ class TestApiArguments:
     @pytest.mark.parametrize("bad", [1e308, 1.5, float("inf"), -0.1])
     def test_noise_out_of_range(self, bad):
         from schedlab.studies.search import random_search
+
         with pytest.raises(ValueError, match="noise"):
             random_search(SQUARE, budget=2, noise=bad)
 

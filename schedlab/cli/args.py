@@ -22,6 +22,7 @@ def add_shape_arguments(parser: argparse.ArgumentParser) -> None:
 
 def int_in(low: int, high: int):
     """An argparse type: an integer in ``[low, high]``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -30,6 +31,7 @@ def int_in(low: int, high: int):
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"必须在 {low} … {high} 之间 / must be in {low} … {high}: {value}")
         return value
+
     return parse
 
 
@@ -46,11 +48,13 @@ def positive_int(text: str) -> int:
 
 def int_up_to(maximum: int):
     """An argparse type: a positive integer no larger than ``maximum``."""
+
     def parse(text: str) -> int:
         value = positive_int(text)
         if value > maximum:
             raise argparse.ArgumentTypeError(f"最大 {maximum} / at most {maximum}: {value}")
         return value
+
     return parse
 
 
@@ -66,6 +70,7 @@ def number_in(low: float, high: float | None = None):
         if not (np.isfinite(value) and value >= low and (high is None or value < high)):
             raise argparse.ArgumentTypeError(f"必须是有限的数，{where} / must be a finite number {where}: {text!r}")
         return value
+
     return parse
 
 

@@ -28,19 +28,19 @@ import sys
 
 import numpy as np
 
-from schedlab.studies import buckets
-from schedlab.cli import tuners as cli_tuners
 from schedlab import render
-from schedlab.core.shapes import LLAMA8B_PROJECTIONS
-from schedlab.core.landscape import landscape
-from schedlab.studies.compare import compare
+from schedlab.cli import tuners as cli_tuners
 from schedlab.cli.args import add_shape_arguments, int_up_to, noise_sigma, number_in, positive_int
-from schedlab.console import print_render_table
 from schedlab.cli.demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
+from schedlab.console import print_render_table
 from schedlab.core.hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, profile, using
+from schedlab.core.landscape import landscape
 from schedlab.core.model import explain
-from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.space import SPACE, GemmConfig, check_shape
+from schedlab.studies import buckets
+from schedlab.studies.compare import compare
+from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES
 
 __all__ = ["main", "build_parser"]
 
@@ -60,8 +60,10 @@ def cmd_top(args) -> int:
     print_render_table(render.top_table(land, k=args.n))
     bd = explain(land.best, *land.shape)
     q = land.quantiles()
-    print(f"\n离最快 {NEAR_TEXT} 以内的 {land.n_within(NEAR)} 个；中位数慢 {render.fmt_ratio(q[50])} 倍；"
-          f"最快配置 {render.fmt_config(land.best)} 的瓶颈是{bottleneck_phrase(bd)}。")
+    print(
+        f"\n离最快 {NEAR_TEXT} 以内的 {land.n_within(NEAR)} 个；中位数慢 {render.fmt_ratio(q[50])} 倍；"
+        f"最快配置 {render.fmt_config(land.best)} 的瓶颈是{bottleneck_phrase(bd)}。"
+    )
     return 0
 
 
@@ -73,10 +75,12 @@ def cmd_explain(args) -> int:
     print_render_table(render.breakdown_table(bd))
     land = landscape(bd.shape)
     rank = int((land.time_s < bd.time_s * (1 - 1e-12)).sum()) + 1
-    print(f"\n瓶颈：{bottleneck_phrase(bd)}。"
-          f"在 {render.fmt_shape(bd.shape)} 的 {len(land.configs)} 个能启动的配置里排第 {rank}，"
-          f"是最快的 {render.fmt_ratio(bd.time_s / land.best_time_s)} 倍（最快 {render.fmt_config(land.best)}，"
-          f"{render.fmt_time(land.best_time_s)}）。")
+    print(
+        f"\n瓶颈：{bottleneck_phrase(bd)}。"
+        f"在 {render.fmt_shape(bd.shape)} 的 {len(land.configs)} 个能启动的配置里排第 {rank}，"
+        f"是最快的 {render.fmt_ratio(bd.time_s / land.best_time_s)} 倍（最快 {render.fmt_config(land.best)}，"
+        f"{render.fmt_time(land.best_time_s)}）。"
+    )
     return 0
 
 
@@ -95,20 +99,31 @@ def cmd_search(args) -> int:
     names = tuple(name for name in STRATEGIES if name in chosen)  # the comparison's order, no repeats
     from tqdm import tqdm
 
-    with tqdm(total=len(names), desc="搜索", unit="个策略", file=sys.stderr, delay=PROGRESS_DELAY_S, leave=False,
-              disable=None, dynamic_ncols=True) as bar:
+    with tqdm(
+        total=len(names),
+        desc="搜索",
+        unit="个策略",
+        file=sys.stderr,
+        delay=PROGRESS_DELAY_S,
+        leave=False,
+        disable=None,
+        dynamic_ncols=True,
+    ) as bar:
 
         def progress(done: int, total: int, label: str) -> None:
             bar.set_postfix_str(label, refresh=False)
             bar.update(done - bar.n)
 
-        comparison = compare([shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise,
-                             progress=progress)
+        comparison = compare(
+            [shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise, progress=progress
+        )
     print_render_table(render.search_shape_table(comparison, shape))
     n, k = len(land.configs), land.n_within(NEAR)
-    print(f"\n{n} 个能启动的配置里，离最优 {NEAR_TEXT} 以内的有 {k} 个（随机抽一个抽中的概率 {render.fmt_percent(k / n, 1)}）；"
-          f"最优 {render.fmt_config(land.best)}，{render.fmt_time(land.best_time_s)}。"
-          f"表里的次数按配置的真实（无噪声）时间判断，调优器自己只看得到带噪声的测量。")
+    print(
+        f"\n{n} 个能启动的配置里，离最优 {NEAR_TEXT} 以内的有 {k} 个（随机抽一个抽中的概率 {render.fmt_percent(k / n, 1)}）；"
+        f"最优 {render.fmt_config(land.best)}，{render.fmt_time(land.best_time_s)}。"
+        f"表里的次数按配置的真实（无噪声）时间判断，调优器自己只看得到带噪声的测量。"
+    )
     return 0
 
 
@@ -122,7 +137,9 @@ def _demo_number(text: str) -> int:
     except ValueError:
         value = None
     if value not in DEMOS:
-        raise argparse.ArgumentTypeError(f"没有这个演示 / no such demo: {text!r}（可选 {', '.join(map(str, sorted(DEMOS)))}）")
+        raise argparse.ArgumentTypeError(
+            f"没有这个演示 / no such demo: {text!r}（可选 {', '.join(map(str, sorted(DEMOS)))}）"
+        )
     return value
 
 
@@ -130,56 +147,100 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedlab",
         description="GPU 矩阵乘法内核的调度空间（H100 解析模型，第 13 讲）。不带子命令时运行全部四个演示。"
-                    " / The schedule space of a GPU matmul kernel on an analytical H100 model.",
+        " / The schedule space of a GPU matmul kernel on an analytical H100 model.",
     )
     parser.set_defaults(func=cmd_demos, which=None, command="demos")
     sub = parser.add_subparsers(title="子命令 / subcommands", dest="command")
 
-    p = sub.add_parser("demos", help="讲义的四个演示 / the lecture's demos",
-                       description="运行讲义的演示（默认全部）：1 配置空间与剪枝，2 4096³ 的地形，3 形状与迁移，4 单参数敏感性。")
-    p.add_argument("which", nargs="*", type=_demo_number, metavar="N",
-                   help="要运行的演示编号 1–4（默认全部） / demo numbers, default all")
+    p = sub.add_parser(
+        "demos",
+        help="讲义的四个演示 / the lecture's demos",
+        description="运行讲义的演示（默认全部）：1 配置空间与剪枝，2 4096³ 的地形，3 形状与迁移，4 单参数敏感性。",
+    )
+    p.add_argument(
+        "which",
+        nargs="*",
+        type=_demo_number,
+        metavar="N",
+        help="要运行的演示编号 1–4（默认全部） / demo numbers, default all",
+    )
     p.set_defaults(func=cmd_demos)
 
-    p = sub.add_parser("top", help="某个形状上最快的配置 / fastest configs for a shape",
-                       description="列出 M×N×K FP16 矩阵乘法上模型时间最短的配置。")
+    p = sub.add_parser(
+        "top",
+        help="某个形状上最快的配置 / fastest configs for a shape",
+        description="列出 M×N×K FP16 矩阵乘法上模型时间最短的配置。",
+    )
     add_shape_arguments(p)
     p.add_argument("-n", type=positive_int, default=10, help="列出几个（默认 10） / how many (default 10)")
     p.set_defaults(func=cmd_top)
 
-    p = sub.add_parser("explain", help="一个配置的时间花在哪里 / where one config's time goes",
-                       description="把一个配置在 M×N×K 上的模型时间拆成各项，并指出瓶颈。"
-                                   f" 旋钮取值：BM, BN ∈ {SPACE['bm']}；BK ∈ {SPACE['bk']}；WARPS ∈ {SPACE['warps']}；"
-                                   f"STAGES ∈ {SPACE['stages']}；GROUP ∈ {SPACE['group']}。")
-    for name, knob in (("BM", "bm"), ("BN", "bn"), ("BK", "bk"), ("WARPS", "warps"), ("STAGES", "stages"),
-                       ("GROUP", "group")):
+    p = sub.add_parser(
+        "explain",
+        help="一个配置的时间花在哪里 / where one config's time goes",
+        description="把一个配置在 M×N×K 上的模型时间拆成各项，并指出瓶颈。"
+        f" 旋钮取值：BM, BN ∈ {SPACE['bm']}；BK ∈ {SPACE['bk']}；WARPS ∈ {SPACE['warps']}；"
+        f"STAGES ∈ {SPACE['stages']}；GROUP ∈ {SPACE['group']}。",
+    )
+    for name, knob in (
+        ("BM", "bm"),
+        ("BN", "bn"),
+        ("BK", "bk"),
+        ("WARPS", "warps"),
+        ("STAGES", "stages"),
+        ("GROUP", "group"),
+    ):
         p.add_argument(name, type=int, help=f"{render.KNOB_LABELS[knob]}，取 {' / '.join(map(str, SPACE[knob]))}")
     add_shape_arguments(p)
     p.set_defaults(func=cmd_explain)
 
     labels = "；".join(f"{name}：{render.STRATEGY_LABELS[name]}" for name in STRATEGIES)
-    p = sub.add_parser("search", help="比较搜索策略：测多少次才到最优的 5%% 以内 / compare tuning strategies",
-                       description="在 M×N×K 上用模型当\u201c硬件\u201d，让每种搜索策略用同样的预算、各跑 --seeds 个种子，"
-                                   "报告相信的最优配置第一次真的落在最优的 5% 以内时用了几次测量"
-                                   "（中位数、90% 分位数、预算内到达的比例）。"
-                                   f"策略：{labels}。"
-                                   " / Trials until a strategy's believed-best config is within 5% of the optimum.")
+    p = sub.add_parser(
+        "search",
+        help="比较搜索策略：测多少次才到最优的 5%% 以内 / compare tuning strategies",
+        description="在 M×N×K 上用模型当\u201c硬件\u201d，让每种搜索策略用同样的预算、各跑 --seeds 个种子，"
+        "报告相信的最优配置第一次真的落在最优的 5% 以内时用了几次测量"
+        "（中位数、90% 分位数、预算内到达的比例）。"
+        f"策略：{labels}。"
+        " / Trials until a strategy's believed-best config is within 5% of the optimum.",
+    )
     add_shape_arguments(p)
-    p.add_argument("--strategy", nargs="+", action="extend", choices=tuple(STRATEGIES), metavar="NAME",
-                   help=f"只比较这些策略（可写多个，默认全部）：{', '.join(STRATEGIES)}")
-    p.add_argument("--seeds", type=_seed_count, default=100,
-                   help=f"每种策略跑几个种子（0 … n−1，默认 100，最多 {MAX_SEEDS}） / number of seeds")
-    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
-                   help=f"每次搜索最多测几个配置（默认 {DEFAULT_BUDGET}） / measurements per run")
-    p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE,
-                   help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma")
+    p.add_argument(
+        "--strategy",
+        nargs="+",
+        action="extend",
+        choices=tuple(STRATEGIES),
+        metavar="NAME",
+        help=f"只比较这些策略（可写多个，默认全部）：{', '.join(STRATEGIES)}",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_seed_count,
+        default=100,
+        help=f"每种策略跑几个种子（0 … n−1，默认 100，最多 {MAX_SEEDS}） / number of seeds",
+    )
+    p.add_argument(
+        "--budget",
+        type=positive_int,
+        default=DEFAULT_BUDGET,
+        help=f"每次搜索最多测几个配置（默认 {DEFAULT_BUDGET}） / measurements per run",
+    )
+    p.add_argument(
+        "--noise",
+        type=noise_sigma,
+        default=DEFAULT_NOISE,
+        help=f"测量噪声：对数正态因子的 σ（默认 {DEFAULT_NOISE:g}，即约 {100 * DEFAULT_NOISE:g}%%） / noise sigma",
+    )
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "buckets" section at the end
     cli_tuners.add_parsers(sub)  # export, tuners (schedlab.cli.tuners)
 
-    p = sub.add_parser("gpus", help="模型里的几块 GPU 和它们的主要参数 / the GPU profiles",
-                       description="列出模型里的 GPU 参数集（--gpu 可选的名字）和每块的主要参数；--sources 再列出 --gpu 所选那块"
-                                   "每个参数的来源。 / The GPU profiles and their key numbers; --sources: where each comes from.")
+    p = sub.add_parser(
+        "gpus",
+        help="模型里的几块 GPU 和它们的主要参数 / the GPU profiles",
+        description="列出模型里的 GPU 参数集（--gpu 可选的名字）和每块的主要参数；--sources 再列出 --gpu 所选那块"
+        "每个参数的来源。 / The GPU profiles and their key numbers; --sources: where each comes from.",
+    )
     p.add_argument("--sources", action="store_true", help="列出 --gpu 所选 GPU 每个参数的来源 / list the sources")
     p.set_defaults(func=cmd_gpus)
 
@@ -205,9 +266,13 @@ def cmd_gpus(args) -> int:
 
 def _add_gpu_option(parser: argparse.ArgumentParser, default_name) -> None:
     """``--gpu NAME``: the machine every number is computed on (checked in :func:`main`, one line if unknown)."""
-    parser.add_argument("--gpu", default=default_name, metavar="NAME",
-                        help=f"用哪块 GPU 的参数（默认 {DEFAULT_PROFILE}；可选 {', '.join(PROFILES)}）"
-                             " / GPU profile (see `schedlab gpus`)")
+    parser.add_argument(
+        "--gpu",
+        default=default_name,
+        metavar="NAME",
+        help=f"用哪块 GPU 的参数（默认 {DEFAULT_PROFILE}；可选 {', '.join(PROFILES)}）"
+        " / GPU profile (see `schedlab gpus`)",
+    )
 
 
 def _tolerant_streams() -> None:
@@ -239,8 +304,10 @@ def main(argv=None) -> int:
         return 130
     except OSError as err:  # e.g. `> /dev/full`: the output could not be written
         _discard_stdout()
-        print(f"schedlab {args.command}: 错误 / error: 无法写出 / cannot write output: {err.strerror or err}",
-              file=sys.stderr)
+        print(
+            f"schedlab {args.command}: 错误 / error: 无法写出 / cannot write output: {err.strerror or err}",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -267,8 +334,16 @@ def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...]):
     from tqdm import tqdm
 
     rows, elapsed, one = [], 0.0, None
-    with tqdm(Ms, desc="扫描 M", unit="个 M", file=sys.stderr, delay=BUCKETS_PROGRESS_DELAY_S, leave=False,
-              disable=None, dynamic_ncols=True) as bar:
+    with tqdm(
+        Ms,
+        desc="扫描 M",
+        unit="个 M",
+        file=sys.stderr,
+        delay=BUCKETS_PROGRESS_DELAY_S,
+        leave=False,
+        disable=None,
+        dynamic_ncols=True,
+    ) as bar:
         for M in bar:
             one = buckets.sweep(N, K, Ms=(M,))
             rows.append(one.time_s[0])
@@ -286,11 +361,20 @@ def cmd_buckets(args) -> int:
     top_power = 1 << (Ms[-1] - 1).bit_length()
     up = buckets.power_of_two_cover(sw, tol, "up") if top_power in Ms else None
     name = next((n for n, n_, k_ in LLAMA8B_PROJECTIONS if (n_, k_) == (N, K)), "—")
-    study = buckets.BucketStudy(name=name, sweep=sw, greedy=greedy, exact=exact, intervals=buckets.interval_cover(sw, tol),
-                          power_of_two=down, power_of_two_up=up)
+    study = buckets.BucketStudy(
+        name=name,
+        sweep=sw,
+        greedy=greedy,
+        exact=exact,
+        intervals=buckets.interval_cover(sw, tol),
+        power_of_two=down,
+        power_of_two_up=up,
+    )
     tol_s = render.fmt_percent(tol, 1) if round(100 * tol) != 100 * tol else render.fmt_percent(tol)
-    print(f"M × {N} × {K}：M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M（1 和每个 16 行区间的两端 16j、16j + 1），"
-          f"每个 M 都要在自己最优的 {tol_s} 以内。")
+    print(
+        f"M × {N} × {K}：M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M（1 和每个 16 行区间的两端 16j、16j + 1），"
+        f"每个 M 都要在自己最优的 {tol_s} 以内。"
+    )
     print_render_table(render.cover_table(greedy))
     print()
     print_render_table(render.bucket_table([study]))
@@ -302,11 +386,15 @@ def cmd_buckets(args) -> int:
     else:
         verdict = f"精确搜索找到只用 {exact.n_configs} 个配置的覆盖（贪心用了 {greedy.n_configs} 个）"
     worst_m = sw.Ms[int(np.argmax(down.slowdown))]
-    lines = [f"{verdict}。按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍"
-             f"（M = {worst_m}）"]
+    lines = [
+        f"{verdict}。按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍"
+        f"（M = {worst_m}）"
+    ]
     if up is not None:
-        lines.append(f"向上取用 {up.n_configs} 个，最坏慢 {render.fmt_ratio(up.worst)} 倍"
-                     f"（M = {sw.Ms[int(np.argmax(up.slowdown))]}）")
+        lines.append(
+            f"向上取用 {up.n_configs} 个，最坏慢 {render.fmt_ratio(up.worst)} 倍"
+            f"（M = {sw.Ms[int(np.argmax(up.slowdown))]}）"
+        )
     else:
         lines.append(f"向上取要用 M = {top_power} 的最优，它不在 1 … {Ms[-1]} 里，略去")
     print("\n" + "；".join(lines) + f"。（{sw.n_evaluated} 次模型求值，{sw.elapsed_s:.1f} s）")
@@ -318,16 +406,23 @@ _tolerance = number_in(0.0, 10.0)
 
 
 def _add_buckets_parser(sub) -> None:
-    p = sub.add_parser("buckets", help="decode 的各个 M 要几个配置，和按 2 的幂分桶比 / bucket covers over M",
-                       description="固定一种投影的 N、K，在 M = 1 … --M-max 上（1 和每个 16 行区间的两端）算出每个 M 的最优，"
-                                   "找出最少几个配置能让每个 M 都在自己最优的 --tol 以内（贪心集合覆盖，并用精确搜索核对），"
-                                   "按 M 列出各段用哪个配置，并和按 2 的幂分桶（向下取、向上取）比较。"
-                                   " / The fewest configs keeping every M within --tol of its optimum, vs power-of-two buckets.")
+    p = sub.add_parser(
+        "buckets",
+        help="decode 的各个 M 要几个配置，和按 2 的幂分桶比 / bucket covers over M",
+        description="固定一种投影的 N、K，在 M = 1 … --M-max 上（1 和每个 16 行区间的两端）算出每个 M 的最优，"
+        "找出最少几个配置能让每个 M 都在自己最优的 --tol 以内（贪心集合覆盖，并用精确搜索核对），"
+        "按 M 列出各段用哪个配置，并和按 2 的幂分桶（向下取、向上取）比较。"
+        " / The fewest configs keeping every M within --tol of its optimum, vs power-of-two buckets.",
+    )
     for name in ("N", "K"):
         p.add_argument(name, type=int, help=f"GEMM 的 {name}（正整数；例如 Llama-3-8B 的 O 投影 {name} = 4096）")
-    p.add_argument("--M-max", dest="M_max", type=_m_max, default=512,
-                   help=f"M 的上限（默认 512，最大 {MAX_M}） / largest M")
-    p.add_argument("--tol", type=_tolerance, default=0.05,
-                   help="容差：每个 M 允许比自己的最优慢多少（默认 0.05，即 5%%） / tolerance")
+    p.add_argument(
+        "--M-max", dest="M_max", type=_m_max, default=512, help=f"M 的上限（默认 512，最大 {MAX_M}） / largest M"
+    )
+    p.add_argument(
+        "--tol",
+        type=_tolerance,
+        default=0.05,
+        help="容差：每个 M 允许比自己的最优慢多少（默认 0.05，即 5%%） / tolerance",
+    )
     p.set_defaults(func=cmd_buckets)
-

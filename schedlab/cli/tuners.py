@@ -44,8 +44,9 @@ def cmd_tuners(args) -> int:
     def progress(done, total, label):
         print(f"\r{done}/{total} {label}", end="", file=sys.stderr, flush=True)
 
-    runs = record_runs(shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None,
-                       progress=progress)
+    runs = record_runs(
+        shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None, progress=progress
+    )
     print(file=sys.stderr)
     print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
@@ -53,29 +54,45 @@ def cmd_tuners(args) -> int:
 
 def add_parsers(sub) -> None:
     """Add ``export`` and ``tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    p = sub.add_parser("export", help="把一个形状的地形写成 Kernel Tuner 缓存文件 / a landscape as a Kernel Tuner cache",
-                       description="把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"
-                                   "写成 Kernel Tuner 的缓存文件，不能启动的标为 InvalidConfig；任何调优器都可以用"
-                                   " kernel_tuner.tune_cache 在上面跑。 / Write the landscape as a Kernel Tuner cache file.")
+    p = sub.add_parser(
+        "export",
+        help="把一个形状的地形写成 Kernel Tuner 缓存文件 / a landscape as a Kernel Tuner cache",
+        description="把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"
+        "写成 Kernel Tuner 的缓存文件，不能启动的标为 InvalidConfig；任何调优器都可以用"
+        " kernel_tuner.tune_cache 在上面跑。 / Write the landscape as a Kernel Tuner cache file.",
+    )
     add_shape_arguments(p)
     p.add_argument("-o", "--output", type=Path, default=Path("cache.json"), help="输出文件（默认 cache.json）")
-    p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE,
-                   help=f"对数正态噪声的 σ（默认 {DEFAULT_NOISE:g}；0 写模型时间） / noise sigma")
+    p.add_argument(
+        "--noise",
+        type=noise_sigma,
+        default=DEFAULT_NOISE,
+        help=f"对数正态噪声的 σ（默认 {DEFAULT_NOISE:g}；0 写模型时间） / noise sigma",
+    )
     p.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0, help="噪声的种子（默认 0）")
     p.add_argument("--t4", type=Path, default=None, help="另写一份 T4 格式的结果 / also write T4 results here")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("tuners", help="记录真实调优器在一个形状上的运行 / record real tuners' runs",
-                       description="在 M×N×K 上让 Kernel Tuner 的策略（模拟模式）和 Optuna 的采样器按本讲的规则各跑"
-                                   " --seeds 个种子，把每次测量的顺序存成 .npz（搜索一页读它）。很慢：每个种子几十秒。"
-                                   " / Record the real tuners' measurement orders (slow).")
+    p = sub.add_parser(
+        "tuners",
+        help="记录真实调优器在一个形状上的运行 / record real tuners' runs",
+        description="在 M×N×K 上让 Kernel Tuner 的策略（模拟模式）和 Optuna 的采样器按本讲的规则各跑"
+        " --seeds 个种子，把每次测量的顺序存成 .npz（搜索一页读它）。很慢：每个种子几十秒。"
+        " / Record the real tuners' measurement orders (slow).",
+    )
     add_shape_arguments(p)
-    p.add_argument("--seeds", type=int_in(1, MAX_TUNER_SEEDS), default=50,
-                   help="种子数 0 … n−1（默认 50）")
-    p.add_argument("--budget", type=int_in(1, 10**6), default=DEFAULT_BUDGET,
-                   help=f"每次最多测几个配置（默认 {DEFAULT_BUDGET}）")
+    p.add_argument("--seeds", type=int_in(1, MAX_TUNER_SEEDS), default=50, help="种子数 0 … n−1（默认 50）")
+    p.add_argument(
+        "--budget", type=int_in(1, 10**6), default=DEFAULT_BUDGET, help=f"每次最多测几个配置（默认 {DEFAULT_BUDGET}）"
+    )
     p.add_argument("--noise", type=noise_sigma, default=DEFAULT_NOISE, help=f"噪声 σ（默认 {DEFAULT_NOISE:g}）")
-    p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME",
-                   help=f"只跑这些（默认全部）：{', '.join(TUNERS)}")
+    p.add_argument(
+        "--tuner",
+        nargs="+",
+        action="extend",
+        choices=tuple(TUNERS),
+        metavar="NAME",
+        help=f"只跑这些（默认全部）：{', '.join(TUNERS)}",
+    )
     p.add_argument("-o", "--output", type=Path, default=None, help="输出 .npz（默认 tuner-runs-MxNxK.npz）")
     p.set_defaults(func=cmd_tuners)

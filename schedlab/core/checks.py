@@ -81,7 +81,11 @@ def check_number(name: str, value, minimum: float | None = None, maximum: float 
     ...
     ValueError: alpha must be a finite number >= 0, got -1.0
     """
-    if (not is_number(value) or not math.isfinite(value) or (minimum is not None and value < minimum)
-            or (maximum is not None and value > maximum)):
+    if (
+        not is_number(value)
+        or not math.isfinite(value)
+        or (minimum is not None and value < minimum)
+        or (maximum is not None and value > maximum)
+    ):
         raise ValueError(f"{name} must be a finite number{_bounds(minimum, maximum)}, got {value!r}")
     return float(value)

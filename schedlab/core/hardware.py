@@ -23,8 +23,24 @@ from types import MappingProxyType
 
 from schedlab.core.checks import is_integer, is_number
 
-__all__ = ["resolve_gpu", "Hardware", "H100_TC", "H100_SOURCES", "H100_SXM", "A100_SXM4", "H200_SXM", "PROFILES", "PROFILE_SOURCES",
-           "DEFAULT_PROFILE", "profile", "KiB", "MiB", "check_hardware", "default", "using"]
+__all__ = [
+    "resolve_gpu",
+    "Hardware",
+    "H100_TC",
+    "H100_SOURCES",
+    "H100_SXM",
+    "A100_SXM4",
+    "H200_SXM",
+    "PROFILES",
+    "PROFILE_SOURCES",
+    "DEFAULT_PROFILE",
+    "profile",
+    "KiB",
+    "MiB",
+    "check_hardware",
+    "default",
+    "using",
+]
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -239,23 +255,23 @@ _HBM_READ_EFFICIENCY = 1942 / 2000
 _H100_SXM_SOURCES = {
     **H100_SOURCES,
     "clock_hz": "Nominal 1.83 GHz implied by the datasheet's 989.4 TFLOPS (as the lecture); the sustained clock "
-                "under tensor load was not found in a published measurement, so the measured rate below folds it in",
+    "under tensor load was not found in a published measurement, so the measured rate below folds it in",
     "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16) / (132 SM x 1.83 GHz) "
-                              "= 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to wgmma on "
-                              "Hopper [TRITON], as cuBLAS does; no published mma.sync rate was found",
+    "= 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to wgmma on "
+    "Hopper [TRITON], as cuBLAS does; no published mma.sync rate was found",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
-                                 "128B/cycle/SM' (shared memory is the same SRAM)",
+    "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
-                                    "(no per-SM L2 port measurement found)",
+    "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'similar L2 cache bandwidths of about 5.x TB/s' "
-                         "for the three GPUs plotted (an A100 among them; the text does not name the H100 SKU); "
-                         "5.5 TB/s, the middle of 5.x",
+    "for the three GPUs plotted (an A100 among them; the text does not name the H100 SKU); "
+    "5.5 TB/s, the middle of 5.x",
     "hbm_bw_bytes_per_s": "3.35 TB/s nominal (datasheet) x 0.971, the read-stream efficiency [BENCH] measured on an "
-                          "H100 PCIe (1942 of 2000 GB/s) = 3.25 TB/s; the efficiency carried over is an assumption",
+    "H100 PCIe (1942 of 2000 GB/s) = 3.25 TB/s; the efficiency carried over is an assumption",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
-                     "read by all SMs 'cannot be replicated in both L2 cache sections'",
+    "read by all SMs 'cannot be replicated in both L2 cache sections'",
     "mem_latency_s": "Unsourced: the lecture's 750 ns loaded latency kept; [BENCH] gpu-latency plots H100 latencies "
-                     "but states no number in text, and no loaded-latency measurement was found",
+    "but states no number in text, and no loaded-latency measurement was found",
 }
 
 #: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
@@ -272,15 +288,15 @@ _A100_SOURCES = {
     **{name: text for name, text in H100_SOURCES.items() if "compute capability 9.0" not in text},
     "n_sm": "[A100-WP] A100 SXM4: 108 SMs",
     "clock_hz": "[A100-WP] boost clock 1410 MHz; [C&C-H100] on an A100-SXM4-40GB: 'Core clocks went to 1410 MHz "
-                "under load and stays there' (measured sustained clock)",
+    "under load and stays there' (measured sustained clock)",
     "tc_flop_per_clk_per_sm": "[A100-WP] 4 third-generation tensor cores x 256 dense FP16 FMA/clk = 2048 FLOP/clk/SM "
-                              "(108 x 2048 x 1.41 GHz = 312 TFLOPS); path: mma.sync, the A100 has no wgmma",
+    "(108 x 2048 x 1.41 GHz = 312 TFLOPS); path: mma.sync, the A100 has no wgmma",
     "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
-                                 "128B/cycle/SM' (shared memory is the same SRAM)",
+    "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
     "l2_bw_bytes_per_s": "Measured, approximate: [BENCH] gpu-l2-cache, 'about 5.x TB/s' for the three GPUs plotted, "
-                         "the A100 among them; 5.5 TB/s",
+    "the A100 among them; 5.5 TB/s",
     "hbm_bw_bytes_per_s": "[A100-DS] A100 80GB SXM: HBM2e 2039 GB/s (nominal)",
     "l2_bytes": "[A100-WP] 40 MB L2 cache",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the A100's L2 is 2 x 20 MB",
@@ -312,7 +328,7 @@ A100_SXM4 = replace(
 _H200_SOURCES = {
     **_H100_SXM_SOURCES,
     "hbm_bw_bytes_per_s": "[H200-DS] HBM3e 4.8 TB/s (141 GB) x 0.971, the read-stream efficiency [BENCH] measured on "
-                          "an H100 PCIe = 4.66 TB/s; the efficiency carried over is an assumption",
+    "an H100 PCIe = 4.66 TB/s; the efficiency carried over is an assumption",
 }
 _H200_SOURCES["n_sm"] = "[H200-DS] the same GH100 chip as the H100 SXM5: 132 SMs"
 _H200_SOURCES["l2_bytes"] = "[H100-WP] 50 MB L2 cache (the H200 is the same GH100 chip)"
@@ -321,21 +337,25 @@ _H200_SOURCES["l2_bytes"] = "[H100-WP] 50 MB L2 cache (the H200 is the same GH10
 H200_SXM = replace(H100_SXM, name="H200 SXM", hbm_bw_bytes_per_s=4.8e12 * _HBM_READ_EFFICIENCY)
 
 #: Short name -> machine. ``"h100-lecture"`` is :data:`H100_TC`, the lecture's machine and the default.
-PROFILES = MappingProxyType({
-    "h100-lecture": H100_TC,
-    "h100-sxm": H100_SXM,
-    "a100-sxm4": A100_SXM4,
-    "h200-sxm": H200_SXM,
-})
+PROFILES = MappingProxyType(
+    {
+        "h100-lecture": H100_TC,
+        "h100-sxm": H100_SXM,
+        "a100-sxm4": A100_SXM4,
+        "h200-sxm": H200_SXM,
+    }
+)
 #: The profile every function uses when not given one.
 DEFAULT_PROFILE = "h100-lecture"
 #: Short name -> {field name -> where its value comes from}, one entry for every field of every profile.
-PROFILE_SOURCES = MappingProxyType({
-    "h100-lecture": MappingProxyType({**H100_SOURCES, "l2_partitions": "Lecture assumption: one shared L2"}),
-    "h100-sxm": MappingProxyType(_H100_SXM_SOURCES),
-    "a100-sxm4": MappingProxyType(_A100_SOURCES),
-    "h200-sxm": MappingProxyType(_H200_SOURCES),
-})
+PROFILE_SOURCES = MappingProxyType(
+    {
+        "h100-lecture": MappingProxyType({**H100_SOURCES, "l2_partitions": "Lecture assumption: one shared L2"}),
+        "h100-sxm": MappingProxyType(_H100_SXM_SOURCES),
+        "a100-sxm4": MappingProxyType(_A100_SOURCES),
+        "h200-sxm": MappingProxyType(_H200_SOURCES),
+    }
+)
 
 
 def profile(name) -> Hardware:
@@ -357,6 +377,7 @@ def profile(name) -> Hardware:
     if not isinstance(name, str) or name not in PROFILES:
         raise ValueError(f"unknown GPU {name!r}; known: {', '.join(PROFILES)}")
     return default() if name == DEFAULT_PROFILE else PROFILES[name]
+
 
 _DEFAULT: contextvars.ContextVar[Hardware] = contextvars.ContextVar("schedlab_default_hardware", default=H100_TC)
 

@@ -178,8 +178,9 @@ class Landscape:
             stop = start + int(np.searchsorted(times[start:], times[start] * (1 + TIE_RTOL), side="right"))
             members = tuple(self.configs[i] for i in sorted(order[start:stop]))
             t = float(times[start])
-            groups.append(TieGroup(configs=members, time_s=t, tflops=float(tflops(flop, t)),
-                                   ratio=t / self.best_time_s))
+            groups.append(
+                TieGroup(configs=members, time_s=t, tflops=float(tflops(flop, t)), ratio=t / self.best_time_s)
+            )
             start = stop
         return groups
 
@@ -193,8 +194,10 @@ class Landscape:
         (1.0, 1.0, 1248)
         """
         best = self.best
-        ratios = tuple(((bk, st), self.time_of(GemmConfig(best.bm, best.bn, bk, best.warps, st, best.group))
-                        / self.best_time_s) for bk, st in pairs)
+        ratios = tuple(
+            ((bk, st), self.time_of(GemmConfig(best.bm, best.bn, bk, best.warps, st, best.group)) / self.best_time_s)
+            for bk, st in pairs
+        )
         by_tile: dict[tuple, list[float]] = {}
         for c, t in zip(self.configs, self.time_s):
             by_tile.setdefault(c.as_tuple()[:5], []).append(t)
@@ -207,10 +210,12 @@ class Landscape:
 
     def top(self, k: int = 6) -> list[tuple[GemmConfig, float, float, float]]:
         """The ``k`` fastest as ``(config, time_s, tflops, time/best)``, fastest first (stable on ties)."""
-        order = np.argsort(self.time_s, kind="stable")[:check_int("k", k, minimum=1)]
+        order = np.argsort(self.time_s, kind="stable")[: check_int("k", k, minimum=1)]
         flop = 2 * np.prod(self.shape, dtype=float)
-        return [(self.configs[i], float(self.time_s[i]), float(tflops(flop, self.time_s[i])), float(self.ratio[i]))
-                for i in order]
+        return [
+            (self.configs[i], float(self.time_s[i]), float(tflops(flop, self.time_s[i])), float(self.ratio[i]))
+            for i in order
+        ]
 
     def time_of(self, cfg: GemmConfig) -> float:
         """Model time of ``cfg`` on this shape; ``inf`` if it cannot launch."""

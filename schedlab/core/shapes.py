@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+
 class Shape(NamedTuple):
     """A GEMM shape ``C[M, N] = A[M, K] @ B[K, N]`` with a Chinese description."""
 

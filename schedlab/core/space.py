@@ -150,8 +150,10 @@ def config_array(configs) -> np.ndarray:
     if isinstance(configs, GemmConfig):
         configs = [configs]
     if isinstance(configs, (str, bytes)) or not isinstance(configs, Iterable):
-        raise TypeError(f"configs must be a sequence of GemmConfigs or an (n, {len(KNOB_NAMES)}) array of knob rows, "
-                        f"got {configs!r} ({type(configs).__name__})")
+        raise TypeError(
+            f"configs must be a sequence of GemmConfigs or an (n, {len(KNOB_NAMES)}) array of knob rows, "
+            f"got {configs!r} ({type(configs).__name__})"
+        )
     if isinstance(configs, np.ndarray) and configs.dtype != object:
         arr = configs
     elif all(isinstance(c, GemmConfig) for c in configs):  # validated when built
@@ -160,8 +162,9 @@ def config_array(configs) -> np.ndarray:
         try:
             rows = [c.as_tuple() if isinstance(c, GemmConfig) else tuple(c) for c in configs]
         except TypeError:
-            raise ValueError(f"configs must be GemmConfigs or rows with {len(KNOB_NAMES)} columns "
-                             f"{KNOB_NAMES}, got {configs!r}") from None
+            raise ValueError(
+                f"configs must be GemmConfigs or rows with {len(KNOB_NAMES)} columns {KNOB_NAMES}, got {configs!r}"
+            ) from None
         arr = np.array(rows, dtype=object).reshape(len(rows), -1) if rows else np.zeros((0, 6), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != len(KNOB_NAMES):
         raise ValueError(f"configs must have {len(KNOB_NAMES)} columns {KNOB_NAMES}, got shape {arr.shape}")
@@ -222,8 +225,10 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
         raise ValueError(f"K = {K} is more than MAX_K = 2**24 ({MAX_K}) the model prices")
     tiles = -(-M // 16) * -(-N // 16)
     if tiles > MAX_TILES:
-        raise ValueError(f"M x N = {M} x {N} has {tiles} output tiles of 16 x 16, more than MAX_TILES = 2**21 "
-                         f"({MAX_TILES}) the model prices")
+        raise ValueError(
+            f"M x N = {M} x {N} has {tiles} output tiles of 16 x 16, more than MAX_TILES = 2**21 "
+            f"({MAX_TILES}) the model prices"
+        )
     return M, N, K
 
 

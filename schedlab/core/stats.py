@@ -28,8 +28,16 @@ import numpy as np
 
 from schedlab.core.checks import is_integer
 
-__all__ = ["Interval", "order_statistic", "bootstrap_interval", "trials_interval", "SignTest", "sign_test",
-           "RandomOdds", "random_search_odds"]
+__all__ = [
+    "Interval",
+    "order_statistic",
+    "bootstrap_interval",
+    "trials_interval",
+    "SignTest",
+    "sign_test",
+    "RandomOdds",
+    "random_search_odds",
+]
 
 #: Bootstrap resamples drawn by default.
 N_RESAMPLES = 2000
@@ -88,8 +96,9 @@ def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
     return a
 
 
-def bootstrap_interval(x, statistic: str = "median", level: float = 0.95, n_resamples: int = N_RESAMPLES,
-                       seed: int = 0) -> Interval:
+def bootstrap_interval(
+    x, statistic: str = "median", level: float = 0.95, n_resamples: int = N_RESAMPLES, seed: int = 0
+) -> Interval:
     """Percentile-bootstrap interval of ``statistic`` over the sample ``x`` (one value per seed).
 
     Parameters
@@ -112,8 +121,11 @@ def bootstrap_interval(x, statistic: str = "median", level: float = 0.95, n_resa
     0.5
     """
     a = _check_sample(x)
-    funcs = {"median": lambda s: order_statistic(s, 0.5), "p90": lambda s: order_statistic(s, 0.9),
-             "share": lambda s: np.mean(s, axis=-1)}
+    funcs = {
+        "median": lambda s: order_statistic(s, 0.5),
+        "p90": lambda s: order_statistic(s, 0.9),
+        "share": lambda s: np.mean(s, axis=-1),
+    }
     if statistic not in funcs:
         raise ValueError(f"statistic must be one of {tuple(funcs)}, got {statistic!r}")
     if not 0 < level < 1:
@@ -170,7 +182,7 @@ def sign_test(a, b) -> SignTest:
     n = wins + losses
     if n == 0:
         return SignTest(0, 0, len(a), 1.0)
-    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2**n
     return SignTest(wins, losses, len(a) - n, min(1.0, 2 * tail))
 
 
@@ -212,5 +224,12 @@ def random_search_odds(n: int, k: int, budget: int) -> RandomOdds:
         ok = np.flatnonzero(hit >= p - 1e-12)
         return float(t[ok[0]]) if len(ok) else math.inf
 
-    return RandomOdds(n=int(n), k=int(k), budget=int(budget), reach=float(hit[-1]), median=first(0.5),
-                      p90=first(0.9), mean_unbounded=(n + 1) / (k + 1))
+    return RandomOdds(
+        n=int(n),
+        k=int(k),
+        budget=int(budget),
+        reach=float(hit[-1]),
+        median=first(0.5),
+        p90=first(0.9),
+        mean_unbounded=(n + 1) / (k + 1),
+    )

@@ -8,9 +8,9 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from schedlab.studies.buckets import Cover, Sweep, TileMap
-from schedlab.render.labels import cover_label
 from schedlab.figures.style import fmt_times, new_figure
+from schedlab.render.labels import cover_label
+from schedlab.studies.buckets import Cover, Sweep, TileMap
 
 __all__ = ["bucket_optima", "tile_map"]
 
@@ -58,8 +58,16 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     axes = fig.subplots(3, 1, sharex=True, gridspec_kw={"height_ratios": [0.5 + 0.14 * len(rows), 1.4, 1.4]})
     ax = axes[0]
     ax.scatter(Ms, [row[c] for c in optima], s=16, color="#333333", zorder=3, label="这个 M 的最优")
-    ax.scatter(Ms, [row[c] for c in chosen], s=70, facecolor="none", edgecolor=[colors[c] for c in chosen],
-               linewidth=1.3, zorder=2, label="覆盖在这个 M 用的配置")
+    ax.scatter(
+        Ms,
+        [row[c] for c in chosen],
+        s=70,
+        facecolor="none",
+        edgecolor=[colors[c] for c in chosen],
+        linewidth=1.3,
+        zorder=2,
+        label="覆盖在这个 M 用的配置",
+    )
     ax.set_yticks(range(len(rows)), [str(c.as_tuple()) for c in rows], fontsize=8)
     for label, c in zip(ax.get_yticklabels(), rows):
         if c in colors:
@@ -76,11 +84,25 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     ax.set_ylabel("最优时间（µs）")
 
     ax = axes[2]
-    ax.scatter(Ms, cover.slowdown, s=14, color=[colors[c] for c in chosen], zorder=3,
-               label=f"{cover_label(cover.method)}：{cover.n_configs} 个配置")
+    ax.scatter(
+        Ms,
+        cover.slowdown,
+        s=14,
+        color=[colors[c] for c in chosen],
+        zorder=3,
+        label=f"{cover_label(cover.method)}：{cover.n_configs} 个配置",
+    )
     if baseline is not None:
-        ax.plot(Ms, baseline.slowdown, color="#8a8a8a", linestyle="none", marker="x", markersize=4, zorder=2,
-                label=f"{cover_label(baseline.method)}：{baseline.n_configs} 个配置")
+        ax.plot(
+            Ms,
+            baseline.slowdown,
+            color="#8a8a8a",
+            linestyle="none",
+            marker="x",
+            markersize=4,
+            zorder=2,
+            label=f"{cover_label(baseline.method)}：{baseline.n_configs} 个配置",
+        )
     tol = 1.0 + cover.tol
     ax.axhline(tol, color="#555555", linestyle="--", linewidth=0.9, zorder=1, label=f"最优的 {100 * cover.tol:.6g}%")
     top = max(tol, float(cover.slowdown.max()), float(baseline.slowdown.max()) if baseline is not None else 0.0)
@@ -92,8 +114,11 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     ticks = [M for M in (1, 64, 128, 192, 256, 320, 384, 448, 512, 1024, 2048, 4096, 8192) if Ms[0] <= M <= Ms[-1]]
     ax.set_xticks(ticks)
     ax.set_xlim(Ms[0] - 0.02 * (Ms[-1] - Ms[0]) - 0.5, Ms[-1] + 0.02 * (Ms[-1] - Ms[0]) + 0.5)
-    fig.suptitle(f"N = {sweep.N}，K = {sweep.K}：M 从 {sweep.Ms[0]} 到 {sweep.Ms[-1]}，"
-                 f"{len(sweep.Ms)} 个 M 用 {cover.n_configs} 个配置覆盖", fontsize=11)
+    fig.suptitle(
+        f"N = {sweep.N}，K = {sweep.K}：M 从 {sweep.Ms[0]} 到 {sweep.Ms[-1]}，"
+        f"{len(sweep.Ms)} 个 M 用 {cover.n_configs} 个配置覆盖",
+        fontsize=11,
+    )
     return fig
 
 
@@ -125,8 +150,16 @@ def tile_map(tilemap: TileMap) -> Figure:
     im = ax.imshow(area, cmap=cmap, norm=norm, aspect="auto", origin="lower")
     for i in range(area.shape[0]):
         for j in range(area.shape[1]):
-            ax.text(j, i, f"{bm[i, j]}×{bn[i, j]}\n{tilemap.tflops[i, j]:.0f} TFLOPS", ha="center", va="center",
-                    fontsize=8.5, color="white" if norm(area[i, j]) > 0.6 else "#1a1a1a", linespacing=1.2)
+            ax.text(
+                j,
+                i,
+                f"{bm[i, j]}×{bn[i, j]}\n{tilemap.tflops[i, j]:.0f} TFLOPS",
+                ha="center",
+                va="center",
+                fontsize=8.5,
+                color="white" if norm(area[i, j]) > 0.6 else "#1a1a1a",
+                linespacing=1.2,
+            )
     ax.set_xticks(range(len(tilemap.Ns)), [str(n) for n in tilemap.Ns])
     ax.set_yticks(range(len(tilemap.Ms)), [str(m) for m in tilemap.Ms])
     ax.set_xticks(np.arange(len(tilemap.Ns) + 1) - 0.5, minor=True)
@@ -141,7 +174,7 @@ def tile_map(tilemap: TileMap) -> Figure:
     ax.set_ylabel("M")
     cbar = fig.colorbar(im, ax=ax, fraction=0.05, pad=0.02)
     ticks = sorted({int(a) for a in area.ravel()})
-    cbar.set_ticks(ticks, labels=[f"{2 ** t}" for t in ticks])
+    cbar.set_ticks(ticks, labels=[f"{2**t}" for t in ticks])
     cbar.set_label("块的面积 BM × BN（对数色标）")
     cbar.ax.grid(False)
     cbar.outline.set_visible(False)

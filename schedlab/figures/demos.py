@@ -10,15 +10,14 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
+from schedlab.core.hardware import H100_TC, Hardware
 from schedlab.core.landscape import Landscape
+from schedlab.core.model import TERMS, Breakdown
+from schedlab.core.space import SPACE, WARP_GRID, all_configs, as_mnk, config_array, launch_checks, reasons
+from schedlab.figures.style import fmt_times, new_figure
+from schedlab.render.labels import KNOB_GLOSSES, KNOB_LABELS, lecture_name, shape_short
 from schedlab.studies.sensitivity import Sensitivity
 from schedlab.studies.shapes import Transfer
-from schedlab.core.space import as_mnk
-from schedlab.core.hardware import H100_TC, Hardware
-from schedlab.render.labels import KNOB_GLOSSES, KNOB_LABELS, lecture_name, shape_short
-from schedlab.core.model import TERMS, Breakdown
-from schedlab.core.space import SPACE, WARP_GRID, all_configs, config_array, launch_checks, reasons
-from schedlab.figures.style import fmt_times, new_figure
 
 __all__ = [
     "REASON_STYLE",
@@ -101,8 +100,9 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
                 if n:
                     ax.text(j, i, f"{n}/{n_pairs}", ha="center", va="center", fontsize=8, color="#1a1a1a")
                     continue
-                codes = [c for c in everywhere if everywhere[c][i, j, w_i]] or \
-                        [c for c in somewhere if somewhere[c][i, j, w_i]]
+                codes = [c for c in everywhere if everywhere[c][i, j, w_i]] or [
+                    c for c in somewhere if somewhere[c][i, j, w_i]
+                ]
                 code = codes[0]
                 used.add(code)
                 face, label = REASON_STYLE.get(code, ("#dddddd", code))
@@ -124,13 +124,22 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
         ax.set_xlabel("BLOCK_N")
     for ax in axes[::2]:
         ax.set_ylabel("BLOCK_M")
-    partial_codes = [c for c in somewhere
-                     if np.any(somewhere[c] & (counts > 0))]  # why some pairs of a launchable cell fail
-    handles = [Patch(facecolor=REASON_STYLE.get(c, ("#dddddd",))[0], edgecolor="none", label=messages[c])
-               for c in everywhere if c in used]
-    handles.append(Patch(facecolor=cmap(norm(0.6)), edgecolor="none",
-                         label=f"n/{n_pairs}：BK × stages 的 {n_pairs} 种组合里能启动 n 种"
-                               + ("；其余" + "、".join(messages[c] for c in partial_codes) if partial_codes else "")))
+    partial_codes = [
+        c for c in somewhere if np.any(somewhere[c] & (counts > 0))
+    ]  # why some pairs of a launchable cell fail
+    handles = [
+        Patch(facecolor=REASON_STYLE.get(c, ("#dddddd",))[0], edgecolor="none", label=messages[c])
+        for c in everywhere
+        if c in used
+    ]
+    handles.append(
+        Patch(
+            facecolor=cmap(norm(0.6)),
+            edgecolor="none",
+            label=f"n/{n_pairs}：BK × stages 的 {n_pairs} 种组合里能启动 n 种"
+            + ("；其余" + "、".join(messages[c] for c in partial_codes) if partial_codes else ""),
+        )
+    )
     fig.legend(handles=handles, loc="outside lower center", ncol=1, fontsize=8.5)
     fig.suptitle("哪些 (BLOCK_M, BLOCK_N, num_warps) 能启动")
     return fig
@@ -173,15 +182,36 @@ def landscape_cdf(landscape: Landscape) -> Figure:
     for factor, y_text, color in ((1.05, 0.92, "C2"), (2.0, 0.76, "C1")):
         k = landscape.n_within(factor)
         ax.axvline(factor, color=color, linestyle="--", linewidth=1.2)
-        ax.text(factor * 1.04, y_text, f"{factor:g}× 以内：{k} 个（{k / n:.1%}）", color=color, fontsize=9,
-                va="center", bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
+        ax.text(
+            factor * 1.04,
+            y_text,
+            f"{factor:g}× 以内：{k} 个（{k / n:.1%}）",
+            color=color,
+            fontsize=9,
+            va="center",
+            bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
+        )
         ax.plot([factor], [k / n], "o", color=color, markersize=5, zorder=3)
     median = landscape.quantiles((50,))[50]
     ax.plot([median], [0.5], "o", color="C3", markersize=6, zorder=3)
-    ax.annotate(f"中位数：慢 {median:.2f} 倍", xy=(median, 0.5), xytext=(median * 1.5, 0.38), fontsize=9,
-                color="C3", arrowprops=dict(arrowstyle="-", color="C3", linewidth=0.8))
-    ax.annotate(f"最慢 {ratio[-1]:.1f}×", xy=(ratio[-1], 1.0), xytext=(0, 4), textcoords="offset points",
-                ha="right", va="bottom", fontsize=8.5, color="#444444")
+    ax.annotate(
+        f"中位数：慢 {median:.2f} 倍",
+        xy=(median, 0.5),
+        xytext=(median * 1.5, 0.38),
+        fontsize=9,
+        color="C3",
+        arrowprops=dict(arrowstyle="-", color="C3", linewidth=0.8),
+    )
+    ax.annotate(
+        f"最慢 {ratio[-1]:.1f}×",
+        xy=(ratio[-1], 1.0),
+        xytext=(0, 4),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=8.5,
+        color="#444444",
+    )
     ax.set_xlabel("时间 / 最快配置的时间（对数坐标）")
     ax.set_ylabel("配置的累积比例")
     ax.set_title(f"{lecture_name(landscape.shape)}：{n} 个能启动的配置离最快有多远")
@@ -221,8 +251,15 @@ def transfer_heatmap(transfer: Transfer) -> Figure:
         for j in range(m.shape[1]):
             x = m[i, j]
             if np.isfinite(x):
-                ax.text(j, i, f"{x:.2f}", ha="center", va="center", fontsize=11,
-                        color="white" if norm(x) > 0.6 else "#1a1a1a")
+                ax.text(
+                    j,
+                    i,
+                    f"{x:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=11,
+                    color="white" if norm(x) > 0.6 else "#1a1a1a",
+                )
             else:
                 ax.text(j, i, "不能启动", ha="center", va="center", fontsize=9, color="#555555")
     rows = [f"{name}\n{opt.as_tuple()}" for name, opt in zip(names, transfer.optima)]
@@ -286,12 +323,20 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
         bars = ax.bar([x for x, _, _ in ok], [r for _, _, r in ok], width=0.7, color=colors)
         for rect, (_, _, r) in zip(bars, ok):
             ax.text(rect.get_x() + rect.get_width() / 2, r * 1.06, f"{r:.2f}", ha="center", va="bottom", fontsize=7.5)
-        for x, (v, r) in zip(xs, pairs):
+        for x, (_, r) in zip(xs, pairs):
             if not np.isfinite(r):
-                ax.axvspan(x - 0.35, x + 0.35, facecolor="none", edgecolor=_INFEASIBLE, hatch="///",
-                           linewidth=0.0)
-                ax.text(x, np.sqrt(lo * hi), "不能启动", rotation=90, ha="center", va="center", fontsize=8,
-                        color="#444444", bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
+                ax.axvspan(x - 0.35, x + 0.35, facecolor="none", edgecolor=_INFEASIBLE, hatch="///", linewidth=0.0)
+                ax.text(
+                    x,
+                    np.sqrt(lo * hi),
+                    "不能启动",
+                    rotation=90,
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="#444444",
+                    bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
+                )
         ax.axhline(1.0, color="#555555", linewidth=0.8, zorder=0.5)
         ax.set_xticks(xs, [str(v) for v, _ in pairs])
         for label, (v, _) in zip(ax.get_xticklabels(), pairs):
@@ -307,10 +352,13 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
     ax0.yaxis.set_minor_formatter(NullFormatter())
     for ax in axes[::ncols]:
         ax.set_ylabel("时间 / 基准")
-    for ax in axes[len(knobs):]:
+    for ax in axes[len(knobs) :]:
         ax.set_visible(False)
-    handles = [Patch(facecolor="C1", label="基准配置的取值"), Patch(facecolor="C0", label="改成这个取值"),
-               Patch(facecolor="none", edgecolor=_INFEASIBLE, hatch="///", label="不能启动")]
+    handles = [
+        Patch(facecolor="C1", label="基准配置的取值"),
+        Patch(facecolor="C0", label="改成这个取值"),
+        Patch(facecolor="none", edgecolor=_INFEASIBLE, hatch="///", label="不能启动"),
+    ]
     fig.legend(handles=handles, loc="outside lower center", ncol=3)
     fig.suptitle(f"在 {sensitivity.base.as_tuple()} 附近一次只改一个旋钮：{lecture_name(sensitivity.shape)}")
     return fig
@@ -359,9 +407,17 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
     ax.text(x_hi / 1.15, peak * 1.12, f"Tensor Core 峰值 {peak:.0f} TFLOPS", ha="right", va="bottom", fontsize=9)
     # the HBM label lies along its roof: the roof's direction in data units is (1, bw)
     x_bw = max(x_lo * 1.5, y_lo / bw * 1.3)
-    ax.text(x_bw, bw * x_bw * 1.25, f"HBM {hw.hbm_bw_bytes_per_s / 1e12:.2f} TB/s", ha="left", va="bottom",
-            fontsize=9, rotation=np.degrees(np.arctan2(bw, 1.0)), transform_rotates_text=True,
-            rotation_mode="anchor")
+    ax.text(
+        x_bw,
+        bw * x_bw * 1.25,
+        f"HBM {hw.hbm_bw_bytes_per_s / 1e12:.2f} TB/s",
+        ha="left",
+        va="bottom",
+        fontsize=9,
+        rotation=np.degrees(np.arctan2(bw, 1.0)),
+        transform_rotates_text=True,
+        rotation_mode="anchor",
+    )
     ax.axvline(ridge, color="#999999", linewidth=0.8, linestyle="--", zorder=1)
     ax.text(ridge * 1.08, y_lo * 1.15, f"脊点 {ridge:.0f} FLOP/B", fontsize=8.5, color="#666666", va="bottom")
     ax.scatter(intensity, achieved, s=42, color="C1", edgecolor="white", linewidth=0.8, zorder=3)
@@ -374,14 +430,30 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
     for i in np.argsort(intensity):
         text = f"{shape_short(transfer.shapes[i])}\n{achieved[i]:.0f} TFLOPS（屋顶的 {achieved[i] / roof[i]:.0%}）"
         if crowded[i]:
-            ax.annotate(text, xy=(intensity[i], achieved[i]), xytext=(ridge / 1.3, y_label), ha="right",
-                        va="center", fontsize=8.5, linespacing=1.15,
-                        arrowprops=dict(arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=3, shrinkB=4,
-                                        relpos=(1.0, 0.5)))
+            ax.annotate(
+                text,
+                xy=(intensity[i], achieved[i]),
+                xytext=(ridge / 1.3, y_label),
+                ha="right",
+                va="center",
+                fontsize=8.5,
+                linespacing=1.15,
+                arrowprops=dict(
+                    arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=3, shrinkB=4, relpos=(1.0, 0.5)
+                ),
+            )
             y_label *= 0.42
         else:
-            ax.annotate(text, xy=(intensity[i], achieved[i]), xytext=(-10, 10), textcoords="offset points",
-                        ha="right", va="bottom", fontsize=8.5, linespacing=1.15)
+            ax.annotate(
+                text,
+                xy=(intensity[i], achieved[i]),
+                xytext=(-10, 10),
+                textcoords="offset points",
+                ha="right",
+                va="bottom",
+                fontsize=8.5,
+                linespacing=1.15,
+            )
     ax.set_xlabel("算术强度（FLOP / 字节；字节按最少的 HBM 流量 (MK + KN + MN) × 2）")
     ax.set_ylabel("TFLOPS")
     ax.grid(True, which="major")
@@ -429,16 +501,33 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
         elif np.isclose(v, top, rtol=1e-9):
             note = "  （与瓶颈持平）"
         # the values form a column right of the k-step line, so no label crosses it
-        ax.text(x_max * 1.025, rect.get_y() + rect.get_height() / 2, f"{v:.1f} ns{note}", va="center",
-                fontsize=8.5, color="C1" if k == breakdown.bottleneck else "#222222")
+        ax.text(
+            x_max * 1.025,
+            rect.get_y() + rect.get_height() / 2,
+            f"{v:.1f} ns{note}",
+            va="center",
+            fontsize=8.5,
+            color="C1" if k == breakdown.bottleneck else "#222222",
+        )
     ax.axvline(step_ns, color="#555555", linestyle="--", linewidth=1.0)
-    ax.text(step_ns, -0.75, f"每个 k 步 {step_ns:.1f} ns", ha="center", va="bottom", fontsize=8.5, color="#444444",
-            bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
+    ax.text(
+        step_ns,
+        -0.75,
+        f"每个 k 步 {step_ns:.1f} ns",
+        ha="center",
+        va="bottom",
+        fontsize=8.5,
+        color="#444444",
+        bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
+    )
     ax.set_ylim(len(names) - 0.5, -1.1)
     ax.grid(axis="y", visible=False)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("每个 k 步的时间（ns，第一波）")
     M, N, K = breakdown.shape
-    ax.set_title(f"{breakdown.config.as_tuple()} 在 {M}×{N}×{K} 上：{breakdown.tflops:.0f} TFLOPS，"
-                 f"{breakdown.waves} 波 × {breakdown.k_steps} 步，每 SM {breakdown.blocks_per_sm} 块", fontsize=10)
+    ax.set_title(
+        f"{breakdown.config.as_tuple()} 在 {M}×{N}×{K} 上：{breakdown.tflops:.0f} TFLOPS，"
+        f"{breakdown.waves} 波 × {breakdown.k_steps} 步，每 SM {breakdown.blocks_per_sm} 块",
+        fontsize=10,
+    )
     return fig

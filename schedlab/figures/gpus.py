@@ -8,10 +8,10 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
-from schedlab.studies.gpus import HardwareTransfer
 from schedlab.core.landscape import Landscape, tflops
-from schedlab.render.labels import lecture_name, lecture_short
 from schedlab.figures.style import fmt_times, new_figure
+from schedlab.render.labels import lecture_name, lecture_short
+from schedlab.studies.gpus import HardwareTransfer
 
 __all__ = ["gpu_landscapes", "hardware_transfer_grid"]
 
@@ -47,8 +47,15 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     for i, (land, label) in enumerate(zip(landscapes, labels)):
         rate = np.sort(tflops(flop, np.asarray(land.time_s, dtype=float)))
         share = 1 - np.arange(rate.size) / rate.size  # configs at least this fast
-        ax.step(rate, share, where="post", color=f"C{i}", linewidth=1.8, linestyle=("-", "--", "-.", ":")[i % 4],
-                label=f"{label}：{rate.size} 个能启动，最快 {rate[-1]:.0f} TFLOPS")
+        ax.step(
+            rate,
+            share,
+            where="post",
+            color=f"C{i}",
+            linewidth=1.8,
+            linestyle=("-", "--", "-.", ":")[i % 4],
+            label=f"{label}：{rate.size} 个能启动，最快 {rate[-1]:.0f} TFLOPS",
+        )
         ax.plot([rate[-1]], [share[-1]], "o", color=f"C{i}", markersize=5)
     ax.set_xscale("log")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
@@ -86,7 +93,7 @@ def hardware_transfer_grid(transfers) -> Figure:
     rows = -(-len(transfers) // cols)
     fig = new_figure(0.42 * rows + 0.1)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
-    for ax in axes[len(transfers):]:
+    for ax in axes[len(transfers) :]:
         ax.set_visible(False)
     for ax, t in zip(axes, transfers):
         m = np.asarray(t.matrix, dtype=float)
@@ -95,8 +102,15 @@ def hardware_transfer_grid(transfers) -> Figure:
             for j in range(m.shape[1]):
                 x = m[i, j]
                 text = f"{x:.2f}" if np.isfinite(x) else "不能启动"
-                ax.text(j, i, text, ha="center", va="center", fontsize=8,
-                        color="white" if np.isfinite(x) and norm(x) > 0.6 else "#1a1a1a")
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if np.isfinite(x) and norm(x) > 0.6 else "#1a1a1a",
+                )
         ax.set_xticks(range(len(gpus)), gpus, fontsize=7, rotation=20)
         ax.set_yticks(range(len(gpus)), gpus, fontsize=7)
         ax.tick_params(length=0)
@@ -104,7 +118,7 @@ def hardware_transfer_grid(transfers) -> Figure:
         for spine in ax.spines.values():
             spine.set_visible(False)
         ax.set_title(lecture_short(t.shape), fontsize=9.5)
-    cbar = fig.colorbar(im, ax=list(axes[:len(transfers)]), fraction=0.04, pad=0.02)
+    cbar = fig.colorbar(im, ax=list(axes[: len(transfers)]), fraction=0.04, pad=0.02)
     cbar.set_label("时间 / 该列 GPU 自己的最优（对数色标）")
     cbar.ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0)))
     cbar.ax.yaxis.set_major_formatter(FuncFormatter(fmt_times))

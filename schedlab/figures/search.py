@@ -9,9 +9,9 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from schedlab.core.space import as_mnk
+from schedlab.figures.style import fmt_times, new_figure
 from schedlab.render.labels import lecture_name, strategy_label
 from schedlab.studies.compare import Comparison
-from schedlab.figures.style import fmt_times, new_figure
 
 __all__ = ["search_curves"]
 
@@ -56,8 +56,9 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     for j, (ax, name) in enumerate(zip(axes, names)):
         color = f"C{j}"
         ax.plot(x, comparison.curve_median[i, j], color=color, linewidth=1.8, zorder=3)
-        ax.fill_between(x, comparison.curve_p10[i, j], comparison.curve_p90[i, j], color=color, alpha=0.2,
-                        linewidth=0.0, zorder=2)
+        ax.fill_between(
+            x, comparison.curve_p10[i, j], comparison.curve_p90[i, j], color=color, alpha=0.2, linewidth=0.0, zorder=2
+        )
         for other in range(len(names)):
             if other != j:
                 ax.plot(x, comparison.curve_median[i, other], color="#b5b5b5", linewidth=0.8, zorder=1)
@@ -73,21 +74,25 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     ax0.yaxis.set_major_locator(FixedLocator([t for t in (1, 1.5, 2, 3, 5, 10, 20, 50, 100) if t <= top * 1.15]))
     ax0.yaxis.set_major_formatter(FuncFormatter(fmt_times))
     ax0.yaxis.set_minor_locator(NullLocator())
-    ax0.xaxis.set_major_locator(FixedLocator([t for t in (1, 3, 10, 30, 100, 300, 1000, 3000)
-                                              if t <= comparison.budget]))
+    ax0.xaxis.set_major_locator(
+        FixedLocator([t for t in (1, 3, 10, 30, 100, 300, 1000, 3000) if t <= comparison.budget])
+    )
     ax0.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos=None: f"{v:.0f}"))
     ax0.xaxis.set_minor_locator(NullLocator())
-    for ax in axes[len(names):]:
+    for ax in axes[len(names) :]:
         ax.set_visible(False)
     for ax in axes[::ncols]:
         ax.set_ylabel("时间 / 最优")
-    for ax in axes[(nrows - 1) * ncols:]:
+    for ax in axes[(nrows - 1) * ncols :]:
         ax.set_xlabel("测量次数")
-    handles = [Line2D([], [], color="#333333", linewidth=1.8, label="这个策略：中位数"),
-               Patch(facecolor="#333333", alpha=0.2, label="10%–90% 的种子"),
-               Line2D([], [], color="#b5b5b5", linewidth=0.8, label="其他策略的中位数"),
-               Line2D([], [], color="#555555", linestyle="--", linewidth=0.9, label=f"最优的 {goal} 以内")]
+    handles = [
+        Line2D([], [], color="#333333", linewidth=1.8, label="这个策略：中位数"),
+        Patch(facecolor="#333333", alpha=0.2, label="10%–90% 的种子"),
+        Line2D([], [], color="#b5b5b5", linewidth=0.8, label="其他策略的中位数"),
+        Line2D([], [], color="#555555", linestyle="--", linewidth=0.9, label=f"最优的 {goal} 以内"),
+    ]
     fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8.5)
-    fig.suptitle(f"{lecture_name(mnk)}：测了 k 次之后，相信的最优配置有多好（{len(comparison.seeds)} 个种子）",
-                 fontsize=11)
+    fig.suptitle(
+        f"{lecture_name(mnk)}：测了 k 次之后，相信的最优配置有多好（{len(comparison.seeds)} 个种子）", fontsize=11
+    )
     return fig

@@ -88,8 +88,11 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
         else:
             source = sources.get(f.name, "")
         rows.append((label, _fmt_hw_value(f.name, value), unit, source, f.name))
-    return Table(f"{hw.name}：模型的参数（稠密 FP16 峰值 {fmt_tflops(hw.peak_flops / 1e12)} TFLOPS）",
-                 ("参数", "值", "单位", "来源", "标识符"), rows)
+    return Table(
+        f"{hw.name}：模型的参数（稠密 FP16 峰值 {fmt_tflops(hw.peak_flops / 1e12)} TFLOPS）",
+        ("参数", "值", "单位", "来源", "标识符"),
+        rows,
+    )
 
 
 def claims_table(claims) -> Table:
@@ -106,5 +109,8 @@ def claims_table(claims) -> Table:
     """
     rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
     held = sum(bool(c.holds) for c in claims)
-    return Table(f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
-                 ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"), rows)
+    return Table(
+        f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
+        ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"),
+        rows,
+    )

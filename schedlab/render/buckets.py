@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schedlab.studies.buckets import BucketStudy, Cover
 from schedlab.render.labels import CONFIG_HEADER, COVER_LABELS, cover_label
 from schedlab.render.table import Table, fmt_config, fmt_pct, fmt_ratio
+from schedlab.studies.buckets import BucketStudy, Cover
 
 __all__ = ["fmt_m_range", "bucket_table", "cover_table"]
 
@@ -67,11 +67,22 @@ def bucket_table(studies) -> Table:
         if s.power_of_two_up is not None:
             covers.append((COVER_LABELS[s.power_of_two_up.method], s.power_of_two_up))
         for label, c in covers:
-            rows.append((s.name, f"{s.sweep.N}×{s.sweep.K}", label, str(c.n_configs), fmt_ratio(c.worst, 3),
-                         fmt_ratio(c.mean, 3), "✓" if c.keeps_all else "✗"))
+            rows.append(
+                (
+                    s.name,
+                    f"{s.sweep.N}×{s.sweep.K}",
+                    label,
+                    str(c.n_configs),
+                    fmt_ratio(c.worst, 3),
+                    fmt_ratio(c.mean, 3),
+                    "✓" if c.keeps_all else "✗",
+                )
+            )
     Ms = records[0].sweep.Ms
-    title = (f"M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M 上：每个 M 都要在自己最优的 {fmt_pct(tol)} 以内，"
-             "要几个配置；和按 2 的幂分桶比（时间 / 该 M 的最优）")
+    title = (
+        f"M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M 上：每个 M 都要在自己最优的 {fmt_pct(tol)} 以内，"
+        "要几个配置；和按 2 的幂分桶比（时间 / 该 M 的最优）"
+    )
     return Table(title, ("投影", "N×K", "做法", "配置数", "最坏", "平均", f"每个 M 都在 {fmt_pct(tol)} 以内"), rows)
 
 

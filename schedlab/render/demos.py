@@ -7,13 +7,13 @@ from __future__ import annotations
 import math
 
 from schedlab.core.landscape import Landscape, TieGroup
-from schedlab.studies.sensitivity import Sensitivity
-from schedlab.studies.space import SpaceSummary
-from schedlab.studies.shapes import Transfer
-from schedlab.render.labels import CONFIG_HEADER, KNOB_LABELS, KNOB_SHORT, fmt_shape, shape_name, shape_short
 from schedlab.core.model import TERMS, Breakdown
 from schedlab.core.space import SPACE
+from schedlab.render.labels import CONFIG_HEADER, KNOB_LABELS, KNOB_SHORT, fmt_shape, shape_name, shape_short
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_percent, fmt_ratio, fmt_tflops, fmt_time
+from schedlab.studies.sensitivity import Sensitivity
+from schedlab.studies.shapes import Transfer
+from schedlab.studies.space import SpaceSummary
 
 __all__ = [
     "knob_table",
@@ -126,10 +126,14 @@ def top_table(land: Landscape, k: int = 6) -> Table:
     ('(16, 16, 128, 1, 4, 1)', ('10.9 µs', '49', '1.000'))
     """
     groups = land.tie_groups(k)
-    rows = [(fmt_config(g.first), fmt_ties(g), fmt_time(g.time_s), fmt_tflops(g.tflops), fmt_ratio(g.ratio, 3))
-            for g in groups]
-    title = (f"{fmt_shape(land.shape)} 上最快的 {len(rows)} 个时间（共 {len(land.configs)} 个能启动的配置；"
-             "同一时间的并列配置合成一行）")
+    rows = [
+        (fmt_config(g.first), fmt_ties(g), fmt_time(g.time_s), fmt_tflops(g.tflops), fmt_ratio(g.ratio, 3))
+        for g in groups
+    ]
+    title = (
+        f"{fmt_shape(land.shape)} 上最快的 {len(rows)} 个时间（共 {len(land.configs)} 个能启动的配置；"
+        "同一时间的并列配置合成一行）"
+    )
     return Table(title, (CONFIG_HEADER, "并列", "时间", "TFLOPS", "相对最快"), rows)
 
 
@@ -143,8 +147,11 @@ def quantiles_table(land: Landscape) -> Table:
     ('分位数', '10%', '25%', '50%', '75%', '90%')
     """
     q = land.quantiles()
-    return Table(f"{fmt_shape(land.shape)}：时间 / 最快 的分位数", ("分位数",) + tuple(f"{p}%" for p in q),
-                 [("相对最快",) + tuple(fmt_ratio(v) for v in q.values())])
+    return Table(
+        f"{fmt_shape(land.shape)}：时间 / 最快 的分位数",
+        ("分位数",) + tuple(f"{p}%" for p in q),
+        [("相对最快",) + tuple(fmt_ratio(v) for v in q.values())],
+    )
 
 
 # --- demo 3: shapes -----------------------------------------------------------------------
@@ -162,8 +169,10 @@ def optima_table(tr: Transfer) -> Table:
     >>> t.rows[3][:3]
     ('decode 批 16 × 4096² 的投影', '16×4096×4096', '(16, 16, 128, 1, 4, 1)')
     """
-    rows = [(shape_name(s), fmt_shape(s), fmt_config(c), fmt_time(t), fmt_tflops(tf))
-            for s, c, t, tf in zip(tr.shapes, tr.optima, tr.best_time_s, tr.best_tflops)]
+    rows = [
+        (shape_name(s), fmt_shape(s), fmt_config(c), fmt_time(t), fmt_tflops(tf))
+        for s, c, t, tf in zip(tr.shapes, tr.optima, tr.best_time_s, tr.best_tflops)
+    ]
     return Table("每种形状各自的最优配置", ("形状", "M×N×K", "最优配置", "时间", "TFLOPS"), rows)
 
 
@@ -181,8 +190,9 @@ def transfer_table(tr: Transfer) -> Table:
     """
     names = [shape_short(s) for s in tr.shapes]
     rows = [(name,) + tuple(fmt_ratio(r) for r in row) for name, row in zip(names, tr.matrix)]
-    return Table("把每一行形状的最优配置用在每一列的形状上（相对那一列自己的最优）",
-                 ("最优配置来自 \\ 用在", *names), rows)
+    return Table(
+        "把每一行形状的最优配置用在每一列的形状上（相对那一列自己的最优）", ("最优配置来自 \\ 用在", *names), rows
+    )
 
 
 # --- demo 4: one knob at a time -----------------------------------------------------------
@@ -206,8 +216,10 @@ def sensitivity_table(sens: Sensitivity) -> Table:
     for knob, cells in sens.ratios.items():
         text = "  ".join(f"{v}:{fmt_ratio(r)}" + ("*" if v == base[knob] else "") for v, r in cells)
         rows.append((KNOB_LABELS.get(knob, knob), text))
-    title = (f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数；"
-             f"每格是\u201c取值:相对的时间\u201d，{MISSING} 表示不能启动，* 是原配置的取值")
+    title = (
+        f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数；"
+        f"每格是\u201c取值:相对的时间\u201d，{MISSING} 表示不能启动，* 是原配置的取值"
+    )
     return Table(title, ("参数", "取值 : 时间比"), rows)
 
 
@@ -230,8 +242,10 @@ def sensitivity_grid(sens: Sensitivity) -> Table:
     for knob, cells in sens.ratios.items():
         by_value = {v: fmt_ratio(r) + ("*" if v == base[knob] else "") for v, r in cells}
         rows.append((KNOB_LABELS.get(knob, knob),) + tuple(by_value.get(v, "") for v in values))
-    title = (f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数，"
-             f"时间相对原配置；{MISSING} 表示不能启动，* 是原配置的取值，空格是这个参数没有的取值")
+    title = (
+        f"{fmt_shape(sens.shape)}：在 {fmt_config(sens.base)}（{fmt_time(sens.base_time_s)}）附近一次只改一个参数，"
+        f"时间相对原配置；{MISSING} 表示不能启动，* 是原配置的取值，空格是这个参数没有的取值"
+    )
     return Table(title, ("参数",) + tuple(str(v) for v in values), rows)
 
 
@@ -272,8 +286,10 @@ def breakdown_table(bd: Breakdown) -> Table:
         else:
             mark = ""
         rows.append((name, label, fmt_time(t), fmt_percent(t / bd.t_step_s), mark))
-    title = (f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上：每个 k 步 {fmt_time(bd.t_step_s)}，"
-             f"瓶颈是\u201c{TERMS[bd.bottleneck]}\u201d")
+    title = (
+        f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上：每个 k 步 {fmt_time(bd.t_step_s)}，"
+        f"瓶颈是\u201c{TERMS[bd.bottleneck]}\u201d"
+    )
     return Table(title, ("项", "含义", "每步时间", "占一步", ""), rows)
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import math
 
-from schedlab.studies.gpus import HardwareTransfer
-from schedlab.core.hardware import resolve_gpu
-from schedlab.core.hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile
-from schedlab.render.labels import fmt_shape
-from schedlab.studies.published import PublishedComparison
+from schedlab.core.hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile, resolve_gpu
 from schedlab.render.appendix import hardware_table
+from schedlab.render.labels import fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
+from schedlab.studies.gpus import HardwareTransfer
+from schedlab.studies.published import PublishedComparison
 
 __all__ = ["profiles_table", "profile_sources_table", "hardware_transfer_table", "published_table"]
 
@@ -95,6 +94,5 @@ def published_table(comparison: PublishedComparison) -> Table:
     for i, shape in enumerate(comparison.shapes):
         measured = tuple(fmt_tflops(x) if math.isfinite(x) else MISSING for x in comparison.measured_tflops[i])
         rows.append((fmt_shape(shape), *measured, *(fmt_tflops(x) for x in comparison.predicted_tflops[i])))
-    headers = ("形状 M×N×K", *(f"{lib} 实测" for lib in comparison.libraries),
-               *(f"{g} 模型" for g in comparison.gpus))
+    headers = ("形状 M×N×K", *(f"{lib} 实测" for lib in comparison.libraries), *(f"{g} 模型" for g in comparison.gpus))
     return Table("H100 上发表的 GEMM 实测（TFLOPS）和两套参数的模型最优", headers, rows)

@@ -7,10 +7,10 @@ within 5 % over the seeds and its bootstrap 95 % interval (:func:`schedlab.core.
 
 from __future__ import annotations
 
-from schedlab.studies.guides import GuideStudy
 from schedlab.render.labels import SURROGATE_LABELS, TUNER_LABELS
-from schedlab.studies.surrogates import Ablation
 from schedlab.render.table import Table, fmt_interval, fmt_trials
+from schedlab.studies.guides import GuideStudy
+from schedlab.studies.surrogates import Ablation
 
 __all__ = ["guide_table", "ablation_table"]
 
@@ -32,10 +32,13 @@ def guide_table(study: GuideStudy, truths=None) -> Table:
     if not isinstance(study, GuideStudy):
         raise ValueError(f"study must be a schedlab.studies.guides.GuideStudy, got {type(study).__name__}")
     truths = study.truths if truths is None else tuple(truths)
-    rows = tuple((TUNER_LABELS[t],) + tuple(fmt_interval(study.cell(truth, t)) for truth in truths)
-                 for t in study.tuners)
-    title = (f"{'×'.join(map(str, study.shape))}：测多少次，相信的最优才真的在真实最优的 5% 以内"
-             f"（{_setting(study)}）。每格：中位数 [95% 自助区间]；— 表示过半的种子没到")
+    rows = tuple(
+        (TUNER_LABELS[t],) + tuple(fmt_interval(study.cell(truth, t)) for truth in truths) for t in study.tuners
+    )
+    title = (
+        f"{'×'.join(map(str, study.shape))}：测多少次，相信的最优才真的在真实最优的 5% 以内"
+        f"（{_setting(study)}）。每格：中位数 [95% 自助区间]；— 表示过半的种子没到"
+    )
     return Table(title, ("调优器",) + tuple(getattr(t, "name", t) for t in truths), rows)
 
 
@@ -51,9 +54,15 @@ def ablation_table(ablation: Ablation) -> Table:
     """
     if not isinstance(ablation, Ablation):
         raise ValueError(f"ablation must be a schedlab.studies.surrogates.Ablation, got {type(ablation).__name__}")
-    rows = tuple((SURROGATE_LABELS[s],) + tuple(
-        f"{fmt_interval(c)}\u00a0/\u00a0{fmt_trials(c.p90)}" for c in (ablation.cell(m, s) for m in ablation.shapes))
-        for s in ablation.surrogates)
-    title = (f"代价模型引导换用不同的代理模型，测多少次到最优的 5% 以内（{_setting(ablation)}）。"
-             "每格：中位数 [95% 自助区间] / 90% 分位数")
+    rows = tuple(
+        (SURROGATE_LABELS[s],)
+        + tuple(
+            f"{fmt_interval(c)}\u00a0/\u00a0{fmt_trials(c.p90)}" for c in (ablation.cell(m, s) for m in ablation.shapes)
+        )
+        for s in ablation.surrogates
+    )
+    title = (
+        f"代价模型引导换用不同的代理模型，测多少次到最优的 5% 以内（{_setting(ablation)}）。"
+        "每格：中位数 [95% 自助区间] / 90% 分位数"
+    )
     return Table(title, ("代理模型",) + tuple("×".join(map(str, m)) for m in ablation.shapes), rows)

@@ -17,8 +17,7 @@ Examples
 from __future__ import annotations
 
 from schedlab.core.shapes import LECTURE_SHAPES, Shape
-from schedlab.core.space import as_mnk
-from schedlab.core.space import SPACE
+from schedlab.core.space import SPACE, as_mnk
 
 __all__ = [
     "KNOB_LABELS",

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 from schedlab.core.checks import is_integer
 from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
-from schedlab.studies.learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
 from schedlab.render.table import MISSING, Table, check_real, fmt_pct, fmt_percent, fmt_ratio
+from schedlab.studies.learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
 
 __all__ = ["regret_table", "hit_rate_table", "feature_set_table", "model_table"]
 
@@ -50,10 +49,18 @@ def regret_table(cv: CrossValidation, k: int = 1) -> Table:
         regrets = cv.regrets(method, k)
         worst = int(regrets.argmax())
         where = cv.results[worst].name if regrets[worst] > 1.0 else MISSING
-        rows.append((METHOD_LABELS[method], fmt_ratio(cv.geomean_regret(method, k), 3),
-                     fmt_ratio(cv.worst_regret(method, k), 3), where))
-    title = (f"{SPLIT_LABELS.get(cv.split, cv.split)}，{len(cv.results)} 个留出形状上{_pick_words(k)}的时间 / "
-             f"该形状的最优（{FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set)}）")
+        rows.append(
+            (
+                METHOD_LABELS[method],
+                fmt_ratio(cv.geomean_regret(method, k), 3),
+                fmt_ratio(cv.worst_regret(method, k), 3),
+                where,
+            )
+        )
+    title = (
+        f"{SPLIT_LABELS.get(cv.split, cv.split)}，{len(cv.results)} 个留出形状上{_pick_words(k)}的时间 / "
+        f"该形状的最优（{FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set)}）"
+    )
     return Table(title, ("做法", "几何平均", "最坏", "最坏的形状"), rows)
 
 
@@ -73,8 +80,10 @@ def hit_rate_table(cv: CrossValidation, tol: float = 0.05) -> Table:
     cv = _check_cv(cv)
     tol = check_real(tol, "tol")
     rows = [(METHOD_LABELS[m],) + tuple(fmt_percent(cv.hit_rate(m, k, tol)) for k in TOP_K) for m in METHODS]
-    title = (f"{len(cv.results)} 个留出形状里，前 k 个选择中至少有一个在最优的 {fmt_pct(tol)} 以内的比例"
-             f"（{SPLIT_LABELS.get(cv.split, cv.split)}）")
+    title = (
+        f"{len(cv.results)} 个留出形状里，前 k 个选择中至少有一个在最优的 {fmt_pct(tol)} 以内的比例"
+        f"（{SPLIT_LABELS.get(cv.split, cv.split)}）"
+    )
     return Table(title, ("做法",) + tuple(f"前 {k} 个" for k in TOP_K), rows)
 
 
@@ -100,14 +109,27 @@ def feature_set_table(cvs, tol: float = 0.05) -> Table:
     tol = check_real(tol, "tol")
     rows = []
     for cv in records:
-        rows.append((FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set), str(len(FEATURE_SETS[cv.feature_set])),
-                     f"{cv.pooled_log_rmse:.2f}", fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
-                     fmt_percent(cv.hit_rate("model", 1, tol))))
+        rows.append(
+            (
+                FEATURE_SET_LABELS.get(cv.feature_set, cv.feature_set),
+                str(len(FEATURE_SETS[cv.feature_set])),
+                f"{cv.pooled_log_rmse:.2f}",
+                fmt_ratio(cv.geomean_regret("model"), 3),
+                fmt_ratio(cv.worst_regret("model"), 3),
+                fmt_percent(cv.hit_rate("model", 1, tol)),
+            )
+        )
     splits = {cv.split for cv in records}
-    title = (f"同一个岭回归，换一套特征（{SPLIT_LABELS.get(records[0].split, records[0].split)}）"
-             if len(splits) == 1 else "同一个岭回归，换一套特征")
-    return Table(title, ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏",
-                         f"第一选择在 {fmt_pct(tol)} 以内"), rows)
+    title = (
+        f"同一个岭回归，换一套特征（{SPLIT_LABELS.get(records[0].split, records[0].split)}）"
+        if len(splits) == 1
+        else "同一个岭回归，换一套特征"
+    )
+    return Table(
+        title,
+        ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏", f"第一选择在 {fmt_pct(tol)} 以内"),
+        rows,
+    )
 
 
 def model_table(cvs, tol: float = 0.05) -> Table:
@@ -139,11 +161,18 @@ def model_table(cvs, tol: float = 0.05) -> Table:
         row = [MODEL_LABELS.get(model, model), FEATURE_SET_LABELS.get(feature_set, feature_set)]
         for split in splits:
             cv = cell.get((split, model, feature_set))
-            row += ([MISSING] * 3 if cv is None else
-                    [fmt_ratio(cv.geomean_regret("model"), 3), fmt_ratio(cv.worst_regret("model"), 3),
-                     fmt_percent(cv.hit_rate("model", 1, tol))])
+            row += (
+                [MISSING] * 3
+                if cv is None
+                else [
+                    fmt_ratio(cv.geomean_regret("model"), 3),
+                    fmt_ratio(cv.worst_regret("model"), 3),
+                    fmt_percent(cv.hit_rate("model", 1, tol)),
+                ]
+            )
         rows.append(tuple(row))
-    headers = ("模型", "特征") + tuple(f"{short[s]}：{h}" for s in splits
-                                       for h in ("几何平均", "最坏", f"{fmt_pct(tol)} 以内"))
-    title = ("换模型还是换特征：第一选择的时间 / 最优，" + "；".join(SPLIT_LABELS[s] for s in splits))
+    headers = ("模型", "特征") + tuple(
+        f"{short[s]}：{h}" for s in splits for h in ("几何平均", "最坏", f"{fmt_pct(tol)} 以内")
+    )
+    title = "换模型还是换特征：第一选择的时间 / 最优，" + "；".join(SPLIT_LABELS[s] for s in splits)
     return Table(title, headers, tuple(rows))

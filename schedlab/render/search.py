@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from schedlab.core.checks import check_int
-from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
 from schedlab.core.stats import Interval
-from schedlab.studies.compare import Comparison, LocalOptima
+from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
 from schedlab.render.table import MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_trials
+from schedlab.studies.compare import Comparison, LocalOptima
 
 __all__ = [
     "fmt_reach",
@@ -43,8 +43,7 @@ def _goal(comparison: Comparison) -> str:
 
 
 def _setting(comparison: Comparison) -> str:
-    return (f"{len(comparison.seeds)} 个种子，每次预算 {comparison.budget} 次测量，"
-            f"测量噪声 {fmt_pct(comparison.noise)}")
+    return f"{len(comparison.seeds)} 个种子，每次预算 {comparison.budget} 次测量，测量噪声 {fmt_pct(comparison.noise)}"
 
 
 def _check_comparison(comparison) -> Comparison:
@@ -76,12 +75,17 @@ def search_table(comparison: Comparison, shapes=None) -> Table:
     """
     comparison = _check_comparison(comparison)
     # as the comparison names them (a Shape's short name), whether given as Shape, (M, N, K) or index
-    shapes = comparison.shapes if shapes is None else tuple(comparison.shapes[comparison.shape_index(s)]
-                                                              for s in shapes)
-    rows = [(strategy_label(name),) + tuple(_trials_cell(comparison.cell(s, name)) for s in shapes)
-            for name in comparison.strategies]
-    title = (f"测多少次，相信的最优配置才真的在最优的 {_goal(comparison)} 以内（{_setting(comparison)}）。"
-             f"每格：中位数 / 90% 分位数 (预算内到达的种子比例)；{MISSING} 表示到达的种子不到一半或不到九成")
+    shapes = (
+        comparison.shapes if shapes is None else tuple(comparison.shapes[comparison.shape_index(s)] for s in shapes)
+    )
+    rows = [
+        (strategy_label(name),) + tuple(_trials_cell(comparison.cell(s, name)) for s in shapes)
+        for name in comparison.strategies
+    ]
+    title = (
+        f"测多少次，相信的最优配置才真的在最优的 {_goal(comparison)} 以内（{_setting(comparison)}）。"
+        f"每格：中位数 / 90% 分位数 (预算内到达的种子比例)；{MISSING} 表示到达的种子不到一半或不到九成"
+    )
     return Table(title, ("策略",) + tuple(shape_short(s) for s in shapes), rows)
 
 
@@ -103,8 +107,10 @@ def search_shape_table(comparison: Comparison, shape) -> Table:
     for name in comparison.strategies:
         cell = comparison.cell(shape, name)
         rows.append((strategy_label(name), fmt_trials(cell.estimate), fmt_trials(cell.p90), fmt_reach(cell.reached)))
-    title = (f"{fmt_shape(shape)}：测多少次才到最优的 {_goal(comparison)} 以内（{_setting(comparison)}）；"
-             f"{MISSING} 表示到达的种子不到一半（中位数）或不到九成（90% 分位数）")
+    title = (
+        f"{fmt_shape(shape)}：测多少次才到最优的 {_goal(comparison)} 以内（{_setting(comparison)}）；"
+        f"{MISSING} 表示到达的种子不到一半（中位数）或不到九成（90% 分位数）"
+    )
     return Table(title, ("策略", "中位数", "90% 分位数", "预算内到达"), rows)
 
 
@@ -127,10 +133,14 @@ def search_summary_table(comparison: Comparison, groups) -> Table:
     groups = {str(label): tuple(shapes) for label, shapes in dict(groups).items()}
     if not groups or not all(groups.values()):
         raise ValueError("groups must map each label to at least one shape")
-    rows = [(strategy_label(name),) + tuple(_trials_cell(comparison.summary(name, shapes)) for shapes in groups.values())
-            for name in comparison.strategies]
-    title = (f"各组形状上的汇总（{_setting(comparison)}）。每格：各形状中位数的中位数 / "
-             f"各形状 90% 分位数的中位数 (平均到达比例)；{MISSING} 表示过半的形状没到")
+    rows = [
+        (strategy_label(name),) + tuple(_trials_cell(comparison.summary(name, shapes)) for shapes in groups.values())
+        for name in comparison.strategies
+    ]
+    title = (
+        f"各组形状上的汇总（{_setting(comparison)}）。每格：各形状中位数的中位数 / "
+        f"各形状 90% 分位数的中位数 (平均到达比例)；{MISSING} 表示过半的形状没到"
+    )
     return Table(title, ("策略",) + tuple(groups), rows)
 
 
@@ -147,12 +157,16 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
     (('(256, 32, 32, 2, 3, 8)', '2.74', '6'),)
     """
     if not isinstance(local_optima, LocalOptima):
-        raise ValueError(f"local_optima must be a schedlab.studies.compare.LocalOptima, got {type(local_optima).__name__}")
+        raise ValueError(
+            f"local_optima must be a schedlab.studies.compare.LocalOptima, got {type(local_optima).__name__}"
+        )
     check_int("k", k, minimum=1)
     lo = local_optima
     rows = [(fmt_config(cfg), fmt_ratio(r), str(n)) for cfg, r, n in lo.where[:k]]
-    title = (f"{fmt_shape(lo.shape)}：{lo.runs} 次坐标下降（随机起点、不重启）里 {lo.bad} 次停在离最优超过 "
-             f"{fmt_pct(lo.factor - 1)} 的局部最优，共 {len(lo.where)} 个不同的点；最常见的 {len(rows)} 个")
+    title = (
+        f"{fmt_shape(lo.shape)}：{lo.runs} 次坐标下降（随机起点、不重启）里 {lo.bad} 次停在离最优超过 "
+        f"{fmt_pct(lo.factor - 1)} 的局部最优，共 {len(lo.where)} 个不同的点；最常见的 {len(rows)} 个"
+    )
     return Table(title, (f"局部最优 {CONFIG_HEADER}", "时间 / 最优", "停在这里的次数"), rows)
 
 
@@ -176,9 +190,13 @@ def descent_table(local_optima) -> Table:
     for lo in records:
         if not isinstance(lo, LocalOptima):
             raise ValueError(f"local_optima must hold schedlab.studies.compare.LocalOptima, got {type(lo).__name__}")
-    rows = [(lecture_short(lo.shape), fmt_percent(lo.rate), str(len(lo.where)), f"{lo.mean_measurements:.1f}")
-            for lo in records]
+    rows = [
+        (lecture_short(lo.shape), fmt_percent(lo.rate), str(len(lo.where)), f"{lo.mean_measurements:.1f}")
+        for lo in records
+    ]
     factor = fmt_pct(records[0].factor - 1) if records else ""
-    title = (f"一次坐标下降（随机起点、不重启、不限预算）停在离最优超过 {factor} 的局部最优的比例，"
-             "那些局部最优有几个，一次下降平均花几次测量")
+    title = (
+        f"一次坐标下降（随机起点、不重启、不限预算）停在离最优超过 {factor} 的局部最优的比例，"
+        "那些局部最优有几个，一次下降平均花几次测量"
+    )
     return Table(title, ("形状", "卡住的比例", "不同的局部最优", "一次下降的测量"), rows)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.landscape import landscape
-from schedlab.studies.landscapes import optimum_at_box_corner, good_set
+from schedlab.core.stats import bootstrap_interval, sign_test
 from schedlab.render.labels import shape_short, strategy_label
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_interval, fmt_ratio
-from schedlab.core.stats import bootstrap_interval, sign_test
+from schedlab.studies.landscapes import good_set, optimum_at_box_corner
 from schedlab.studies.triton_configs import ListResult
 
 __all__ = ["interval_table", "median_table", "sign_table", "list_table", "landscape_table"]
@@ -33,13 +33,20 @@ def interval_table(comparison, shape, strategies=None) -> Table:
     rows = []
     for name in names:
         t = _trials(comparison, shape, name)
-        rows.append((strategy_label(name), fmt_interval(comparison.cell(shape, name)),
-                     fmt_interval(bootstrap_interval(t, "p90")),
-                     fmt_interval(bootstrap_interval(np.isfinite(t), "share"), percent=True)))
+        rows.append(
+            (
+                strategy_label(name),
+                fmt_interval(comparison.cell(shape, name)),
+                fmt_interval(bootstrap_interval(t, "p90")),
+                fmt_interval(bootstrap_interval(np.isfinite(t), "share"), percent=True),
+            )
+        )
     goal = f"{100 * (comparison.factor - 1):.6g}%"
-    title = (f"{shape_short(comparison.shapes[comparison.shape_index(shape)])}：测多少次，相信的最优才真的在 {goal} 以内"
-             f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。每格：估计 [95% 自助法区间]；"
-             f"{MISSING} 表示预算内没到")
+    title = (
+        f"{shape_short(comparison.shapes[comparison.shape_index(shape)])}：测多少次，相信的最优才真的在 {goal} 以内"
+        f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。每格：估计 [95% 自助法区间]；"
+        f"{MISSING} 表示预算内没到"
+    )
     return Table(title, ("策略", "中位数", "90% 分位数", "到达比例"), rows)
 
 
@@ -47,10 +54,10 @@ def median_table(comparison, shapes, strategies=None) -> Table:
     """The median of trials-to-goal with its bootstrap 95 % interval: one row per strategy, one column per shape."""
     names = comparison.strategies if strategies is None else tuple(strategies)
     shapes = tuple(comparison.shapes[comparison.shape_index(s)] for s in shapes)
-    rows = [(strategy_label(name),) + tuple(fmt_interval(comparison.cell(s, name)) for s in shapes)
-            for name in names]
-    title = (f"中位数 [95% 自助法区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）；"
-             f"{MISSING} 表示预算内没到")
+    rows = [(strategy_label(name),) + tuple(fmt_interval(comparison.cell(s, name)) for s in shapes) for name in names]
+    title = (
+        f"中位数 [95% 自助法区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）；{MISSING} 表示预算内没到"
+    )
     return Table(title, ("策略",) + tuple(shape_short(s) for s in shapes), rows)
 
 
@@ -59,7 +66,9 @@ def sign_table(comparison, shape, pairs) -> Table:
     rows = []
     for a, b in pairs:
         st = sign_test(_trials(comparison, shape, a), _trials(comparison, shape, b))
-        rows.append((strategy_label(a), strategy_label(b), str(st.wins), str(st.losses), str(st.ties), f"{st.p_value:.2g}"))
+        rows.append(
+            (strategy_label(a), strategy_label(b), str(st.wins), str(st.losses), str(st.ties), f"{st.p_value:.2g}")
+        )
     title = "同一批种子上两两比较（符号检验，双侧）：各自用的次数更少的种子数，和 p 值"
     return Table(title, ("A", "B", "A 更少", "B 更少", "一样", "p"), rows)
 
@@ -74,11 +83,21 @@ def list_table(results) -> Table:
         if not isinstance(r, ListResult):
             raise ValueError(f"results must map labels to ListResult, got {type(r).__name__} for {name!r}")
         med = float(np.median(r.ratios))
-        rows.append((name, str(r.n_listed), str(r.n_launchable), fmt_ratio(r.best_ratio), fmt_ratio(med),
-                     f"{100 * r.reached():.0f}%"))
-    return Table("整张列表测一遍：列了几个、能启动几个（就是测量次数）、列表里最好的 / 最优，和噪声下留下的那个 / 最优",
-                 ("列表", "列出", "能启动（测量）", "列表最好", "留下的（中位数）", "在 5% 以内的种子"), rows)
-
+        rows.append(
+            (
+                name,
+                str(r.n_listed),
+                str(r.n_launchable),
+                fmt_ratio(r.best_ratio),
+                fmt_ratio(med),
+                f"{100 * r.reached():.0f}%",
+            )
+        )
+    return Table(
+        "整张列表测一遍：列了几个、能启动几个（就是测量次数）、列表里最好的 / 最优，和噪声下留下的那个 / 最优",
+        ("列表", "列出", "能启动（测量）", "列表最好", "留下的（中位数）", "在 5% 以内的种子"),
+        rows,
+    )
 
 
 def landscape_table(groups) -> Table:
@@ -95,7 +114,16 @@ def landscape_table(groups) -> Table:
     rows = []
     for group in groups:
         best = landscape(group[0]).best
-        rows.append(("、".join(shape_short(s) for s in group), str(len(good_set(group[0]))),
-                     fmt_config(best), "是" if optimum_at_box_corner(group[0]) else "否"))
-    return Table("好配置集合相同的形状算一种地形：每行一种（好配置 = 离最优 5% 以内）",
-                 ("形状", "好配置个数", "最优（之一）", "最优在角上"), rows)
+        rows.append(
+            (
+                "、".join(shape_short(s) for s in group),
+                str(len(good_set(group[0]))),
+                fmt_config(best),
+                "是" if optimum_at_box_corner(group[0]) else "否",
+            )
+        )
+    return Table(
+        "好配置集合相同的形状算一种地形：每行一种（好配置 = 离最优 5% 以内）",
+        ("形状", "好配置个数", "最优（之一）", "最优在角上"),
+        rows,
+    )

@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+
 import numpy as np
 
-from schedlab.core.checks import is_number
-from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.caching import memoised
+from schedlab.core.checks import is_number
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.model import evaluate_many
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.space import GemmConfig, check_sequence, check_shape, config_array, launchable
 
 __all__ = [
@@ -81,8 +82,9 @@ TOLERANCE = 0.05
 #: Decode token counts: 1, and both ends ``16 j + 1`` and ``16 (j + 1)`` of every 16-row interval up to 512.
 DECODE_MS = decode_ms(512)
 #: Prefill lengths 128 ... 8192: powers of two, one past each, and 1.5 times each.
-PREFILL_MS = tuple(sorted({2**k for k in range(7, 14)} | {2**k + 1 for k in range(7, 13)}
-                          | {3 * 2**k for k in range(6, 12)}))
+PREFILL_MS = tuple(
+    sorted({2**k for k in range(7, 14)} | {2**k + 1 for k in range(7, 13)} | {3 * 2**k for k in range(6, 12)})
+)
 #: Default (M, N) grid of :func:`optimal_tiles` (K = 4096).
 TILE_MS = (1, 4, 16, 64, 256, 1024, 4096)
 TILE_NS = (1024, 2048, 4096, 8192, 16384)
@@ -110,8 +112,10 @@ class Sweep:
 
     def __post_init__(self):
         if self.time_s.shape != (len(self.Ms), len(self.configs)):
-            raise ValueError(f"time_s must have shape (len(Ms), len(configs)) = "
-                             f"{(len(self.Ms), len(self.configs))}, got {self.time_s.shape}")
+            raise ValueError(
+                f"time_s must have shape (len(Ms), len(configs)) = "
+                f"{(len(self.Ms), len(self.configs))}, got {self.time_s.shape}"
+            )
         if list(self.Ms) != sorted(set(self.Ms)):
             raise ValueError(f"Ms must be strictly increasing, got {self.Ms}")
 
@@ -258,11 +262,17 @@ def _set_cover_record(sw: Sweep, method: str, columns, tol: float) -> Cover:
     columns = [int(j) for j in columns]
     times = sw.time_s[:, columns]
     pick = np.argmin(times, axis=1)
-    used = sorted(set(pick.tolist()), key=lambda p: (sw.Ms[int(np.argmax(pick == p))]))  # order of first use
+    used = sorted(set(pick.tolist()), key=lambda p: sw.Ms[int(np.argmax(pick == p))])  # order of first use
     remap = {p: i for i, p in enumerate(used)}
     slowdown = times[np.arange(len(sw.Ms)), pick] / sw.best_time_s
-    return Cover(method=method, Ms=sw.Ms, configs=tuple(sw.configs[columns[p]] for p in used),
-                 choice=tuple(remap[int(p)] for p in pick), slowdown=_readonly(slowdown), tol=tol)
+    return Cover(
+        method=method,
+        Ms=sw.Ms,
+        configs=tuple(sw.configs[columns[p]] for p in used),
+        choice=tuple(remap[int(p)] for p in pick),
+        slowdown=_readonly(slowdown),
+        tol=tol,
+    )
 
 
 def _check_tol(tol) -> float:
@@ -397,15 +407,21 @@ def interval_cover(sw: Sweep, tol: float = TOLERANCE) -> Cover:
         while end + 1 < len(sw.Ms) and (alive & within[end + 1]).any():
             end += 1
             alive &= within[end]
-        worst = np.where(alive, ratio[i:end + 1].max(axis=0), np.inf)
+        worst = np.where(alive, ratio[i : end + 1].max(axis=0), np.inf)
         ranges.append((i, end, int(np.argmin(worst))))
         i = end + 1
     distinct = list(dict.fromkeys(j for _, _, j in ranges))
     choice = [distinct.index(j) for lo, hi, j in ranges for _ in range(lo, hi + 1)]
     per_m = np.concatenate([np.full(hi - lo + 1, j) for lo, hi, j in ranges])
     slowdown = ratio[np.arange(len(sw.Ms)), per_m]
-    return Cover(method="intervals", Ms=sw.Ms, configs=tuple(sw.configs[j] for j in distinct),
-                 choice=tuple(choice), slowdown=_readonly(slowdown), tol=tol)
+    return Cover(
+        method="intervals",
+        Ms=sw.Ms,
+        configs=tuple(sw.configs[j] for j in distinct),
+        choice=tuple(choice),
+        slowdown=_readonly(slowdown),
+        tol=tol,
+    )
 
 
 def power_of_two_cover(sw: Sweep, tol: float = TOLERANCE, rounding: str = "down") -> Cover:
@@ -447,9 +463,14 @@ def power_of_two_cover(sw: Sweep, tol: float = TOLERANCE, rounding: str = "down"
     per_m = np.array(per_m)
     distinct = list(dict.fromkeys(per_m.tolist()))
     slowdown = sw.ratio[np.arange(len(sw.Ms)), per_m]
-    return Cover(method="power-of-two" if rounding == "down" else "power-of-two-up", Ms=sw.Ms,
-                 configs=tuple(sw.configs[j] for j in distinct),
-                 choice=tuple(distinct.index(j) for j in per_m.tolist()), slowdown=_readonly(slowdown), tol=tol)
+    return Cover(
+        method="power-of-two" if rounding == "down" else "power-of-two-up",
+        Ms=sw.Ms,
+        configs=tuple(sw.configs[j] for j in distinct),
+        choice=tuple(distinct.index(j) for j in per_m.tolist()),
+        slowdown=_readonly(slowdown),
+        tol=tol,
+    )
 
 
 @dataclass(frozen=True)
@@ -472,8 +493,9 @@ class BucketStudy:
         return None if self.exact is None else self.greedy.n_configs == self.exact.n_configs
 
 
-def bucket_study(projections=LLAMA8B_PROJECTIONS, Ms=DECODE_MS, tol: float = TOLERANCE,
-                 hw: Hardware | None = None) -> tuple[BucketStudy, ...]:
+def bucket_study(
+    projections=LLAMA8B_PROJECTIONS, Ms=DECODE_MS, tol: float = TOLERANCE, hw: Hardware | None = None
+) -> tuple[BucketStudy, ...]:
     """Sweep each ``(name, N, K)`` projection over ``Ms`` and compare the covers.
 
     Examples
@@ -487,9 +509,17 @@ def bucket_study(projections=LLAMA8B_PROJECTIONS, Ms=DECODE_MS, tol: float = TOL
     out = []
     for name, N, K in projections:
         sw = sweep(N, K, Ms, hw)
-        out.append(BucketStudy(name=name, sweep=sw, greedy=greedy_cover(sw, tol), exact=exact_cover(sw, tol),
-                               intervals=interval_cover(sw, tol), power_of_two=power_of_two_cover(sw, tol),
-                               power_of_two_up=power_of_two_cover(sw, tol, "up")))
+        out.append(
+            BucketStudy(
+                name=name,
+                sweep=sw,
+                greedy=greedy_cover(sw, tol),
+                exact=exact_cover(sw, tol),
+                intervals=interval_cover(sw, tol),
+                power_of_two=power_of_two_cover(sw, tol),
+                power_of_two_up=power_of_two_cover(sw, tol, "up"),
+            )
+        )
     return tuple(out)
 
 
@@ -550,5 +580,13 @@ def optimal_tiles(Ms=TILE_MS, Ns=TILE_NS, K: int = 4096, hw: Hardware | None = N
     bm = np.array([[c.bm for c in row] for row in rows])
     bn = np.array([[c.bn for c in row] for row in rows])
     flop = 2.0 * np.array(Ms, dtype=float)[:, None] * np.array(Ns, dtype=float)[None, :] * K
-    return TileMap(Ms=Ms, Ns=Ns, K=K, configs=rows, bm=_readonly(bm), bn=_readonly(bn),
-                   best_time_s=_readonly(times), tflops=_readonly(flop / times / 1e12))
+    return TileMap(
+        Ms=Ms,
+        Ns=Ns,
+        K=K,
+        configs=rows,
+        bm=_readonly(bm),
+        bn=_readonly(bn),
+        best_time_s=_readonly(times),
+        tflops=_readonly(flop / times / 1e12),
+    )

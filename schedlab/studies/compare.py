@@ -21,11 +21,25 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.core.checks import is_integer
-from schedlab.core.space import as_mnk
 from schedlab.core.hardware import Hardware
+from schedlab.core.space import GemmConfig, as_mnk, check_sequence
 from schedlab.core.stats import Interval, order_statistic, trials_interval
-from schedlab.studies.search import (CORES, DEFAULT_BUDGET, DEFAULT_NOISE, DEFAULT_SHAPES, STRATEGIES, Core, check_count, check_factor, check_noise, check_seeds, first_within, noise_factors, run_seeds, search_context)
-from schedlab.core.space import GemmConfig, check_sequence
+from schedlab.studies.search import (
+    CORES,
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    DEFAULT_SHAPES,
+    STRATEGIES,
+    Core,
+    check_count,
+    check_factor,
+    check_noise,
+    check_seeds,
+    first_within,
+    noise_factors,
+    run_seeds,
+    search_context,
+)
 
 __all__ = ["Comparison", "LocalOptima", "compare", "descent_local_optima"]
 
@@ -112,8 +126,13 @@ class Comparison:
         idx = range(len(self.shapes)) if shapes is None else [self.shape_index(s) for s in shapes]
         idx = list(idx)
         j = self.strategy_index(strategy)
-        return Interval(float(order_statistic(self.median[idx, j], 0.5)), math.nan, math.nan,
-                        p90=float(order_statistic(self.p90[idx, j], 0.5)), reached=float(self.reached[idx, j].mean()))
+        return Interval(
+            float(order_statistic(self.median[idx, j], 0.5)),
+            math.nan,
+            math.nan,
+            p90=float(order_statistic(self.p90[idx, j], 0.5)),
+            reached=float(self.reached[idx, j].mean()),
+        )
 
 
 def _strategy_name(strategy, cores: Mapping[str, Core]) -> str:
@@ -126,10 +145,17 @@ def _strategy_name(strategy, cores: Mapping[str, Core]) -> str:
     return name
 
 
-def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: int = DEFAULT_BUDGET,
-            noise: float = DEFAULT_NOISE, factor: float = 1.05, hw: Hardware | None = None,
-            progress: Callable[[int, int, str], None] | None = None,
-            cores: Mapping[str, Core] = CORES) -> Comparison:
+def compare(
+    shapes=DEFAULT_SHAPES,
+    strategies=None,
+    seeds=range(100),
+    budget: int = DEFAULT_BUDGET,
+    noise: float = DEFAULT_NOISE,
+    factor: float = 1.05,
+    hw: Hardware | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    cores: Mapping[str, Core] = CORES,
+) -> Comparison:
     """Run every strategy for every seed on every shape and summarise trials-to-within-``factor``.
 
     Parameters
@@ -204,9 +230,19 @@ def compare(shapes=DEFAULT_SHAPES, strategies=None, seeds=range(100), budget: in
             if progress is not None:
                 progress(done, total, f"{name} {'×'.join(map(str, context.mnk))}")
     return Comparison(
-        shapes=shapes, strategies=names, seeds=seeds, budget=budget, noise=noise, factor=factor,
-        trials=trials, median=order_statistic(trials, 0.5), p90=order_statistic(trials, 0.9),
-        reached=np.isfinite(trials).mean(axis=-1), curve_median=curves[0], curve_p10=curves[1], curve_p90=curves[2],
+        shapes=shapes,
+        strategies=names,
+        seeds=seeds,
+        budget=budget,
+        noise=noise,
+        factor=factor,
+        trials=trials,
+        median=order_statistic(trials, 0.5),
+        p90=order_statistic(trials, 0.9),
+        reached=np.isfinite(trials).mean(axis=-1),
+        curve_median=curves[0],
+        curve_p10=curves[1],
+        curve_p90=curves[2],
     )
 
 
@@ -233,8 +269,9 @@ class LocalOptima:
         return self.bad / self.runs
 
 
-def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: float = 1.05,
-                         hw: Hardware | None = None) -> LocalOptima:
+def descent_local_optima(
+    shape, seeds=range(100), noise: float = 0.0, factor: float = 1.05, hw: Hardware | None = None
+) -> LocalOptima:
     """How often one coordinate descent from a random start gets stuck, and where.
 
     Each seed runs :func:`~schedlab.studies.search.coordinate_descent` with ``restarts=False`` and an unlimited
@@ -261,7 +298,16 @@ def descent_local_optima(shape, seeds=range(100), noise: float = 0.0, factor: fl
     ratio = context.times[ends] / context.optimum
     bad = ratio > factor * (1 + 1e-12)
     uniq, counts = np.unique(ends[bad], return_counts=True)
-    where = sorted(((context.land.configs[i], float(context.times[i] / context.optimum), int(k))
-                    for i, k in zip(uniq, counts)), key=lambda w: (-w[2], w[1]))
-    return LocalOptima(shape=context.mnk, runs=len(seeds), bad=int(bad.sum()), factor=factor, noise=noise,
-                       where=tuple(where), mean_measurements=float((order >= 0).sum(axis=1).mean()))
+    where = sorted(
+        ((context.land.configs[i], float(context.times[i] / context.optimum), int(k)) for i, k in zip(uniq, counts)),
+        key=lambda w: (-w[2], w[1]),
+    )
+    return LocalOptima(
+        shape=context.mnk,
+        runs=len(seeds),
+        bad=int(bad.sum()),
+        factor=factor,
+        noise=noise,
+        where=tuple(where),
+        mean_measurements=float((order >= 0).sum(axis=1).mean()),
+    )

@@ -39,18 +39,30 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab.core.space import as_mnk
-from schedlab.core.landscape import landscape
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.landscape import landscape
+from schedlab.core.space import SPACE, all_configs, as_mnk
 from schedlab.studies.search import DEFAULT_NOISE, Measurer
-from schedlab.core.space import SPACE, all_configs
 
-__all__ = ["TRITON_NAMES", "KERNEL_NAME", "cache_document", "cache_from_times", "t4_document", "write_json",
-           "measured_times_s"]
+__all__ = [
+    "TRITON_NAMES",
+    "KERNEL_NAME",
+    "cache_document",
+    "cache_from_times",
+    "t4_document",
+    "write_json",
+    "measured_times_s",
+]
 
 #: ``SPACE`` knob -> the name a Triton kernel gives it (the keys of the exported ``tune_params``).
-TRITON_NAMES = {"bm": "BLOCK_M", "bn": "BLOCK_N", "bk": "BLOCK_K", "warps": "num_warps", "stages": "num_stages",
-                "group": "GROUP_M"}
+TRITON_NAMES = {
+    "bm": "BLOCK_M",
+    "bn": "BLOCK_N",
+    "bk": "BLOCK_K",
+    "warps": "num_warps",
+    "stages": "num_stages",
+    "group": "GROUP_M",
+}
 #: The kernel name written into exported files (Kernel Tuner checks it when it reads a cache).
 KERNEL_NAME = "schedlab_matmul"
 _INVALID = "InvalidConfig"  # Kernel Tuner's marker of a configuration that fails its restrictions
@@ -104,11 +116,17 @@ def cache_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardw
     >>> doc["cache"]["256,256,128,8,5,1"]["time"]  # overflows shared memory: pruned, never measured
     'InvalidConfig'
     """
-    noise_model = ("time = model_time * exp(noise_sigma * z), one z ~ N(0, 1) per launchable config, "
-                   "drawn by numpy.random.default_rng([0, seed]) over the launchable configs in "
-                   "schedlab.SPACE order (as schedlab.studies.search.Measurer); 'InvalidConfig': cannot launch")
-    return cache_from_times(shape, measured_times_s(shape, noise, seed, hw), hw,
-                            {"noise_sigma": noise, "seed": seed, "noise_model": noise_model})
+    noise_model = (
+        "time = model_time * exp(noise_sigma * z), one z ~ N(0, 1) per launchable config, "
+        "drawn by numpy.random.default_rng([0, seed]) over the launchable configs in "
+        "schedlab.SPACE order (as schedlab.studies.search.Measurer); 'InvalidConfig': cannot launch"
+    )
+    return cache_from_times(
+        shape,
+        measured_times_s(shape, noise, seed, hw),
+        hw,
+        {"noise_sigma": noise, "seed": seed, "noise_model": noise_model},
+    )
 
 
 def cache_from_times(shape, measured_s, hw: Hardware | None = None, note=None) -> dict:
@@ -122,8 +140,10 @@ def cache_from_times(shape, measured_s, hw: Hardware | None = None, note=None) -
     land = landscape(mnk, hw)
     measured_ms = np.asarray(measured_s, dtype=float) * _MS_PER_S
     if measured_ms.shape != land.time_s.shape or not np.all(measured_ms > 0):
-        raise ValueError(f"measured_s must hold one positive time per launchable config ({land.time_s.shape}), "
-                         f"got shape {measured_ms.shape}")
+        raise ValueError(
+            f"measured_s must hold one positive time per launchable config ({land.time_s.shape}), "
+            f"got shape {measured_ms.shape}"
+        )
     model_ms = land.time_s * _MS_PER_S
     keys = [TRITON_NAMES[k] for k in SPACE]
     cache = {}
@@ -170,15 +190,22 @@ def t4_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware
     for entry in cache["cache"].values():
         valid = entry["time"] != _INVALID
         measured = [{"name": name, "value": entry[name], "unit": "ms"} for name in ("time", "model_time") if valid]
-        results.append({
-            "configuration": {k: entry[k] for k in keys},
-            "times": {"compilation_time": 0.0, "runtimes": entry.get("times", []), "framework": 0.0,
-                      "search_algorithm": 0.0, "validation": 0.0},
-            "invalidity": "correct" if valid else "constraints",
-            "correctness": 1,
-            "measurements": measured,
-            "objectives": ["time"],
-        })
+        results.append(
+            {
+                "configuration": {k: entry[k] for k in keys},
+                "times": {
+                    "compilation_time": 0.0,
+                    "runtimes": entry.get("times", []),
+                    "framework": 0.0,
+                    "search_algorithm": 0.0,
+                    "validation": 0.0,
+                },
+                "invalidity": "correct" if valid else "constraints",
+                "correctness": 1,
+                "measurements": measured,
+                "objectives": ["time"],
+            }
+        )
     return {"schema_version": "1.0.0", "results": results, "metadata": {"timeunit": "milliseconds"}}
 
 

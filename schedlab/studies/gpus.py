@@ -11,6 +11,7 @@ from schedlab.core.landscape import landscape
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence
 from schedlab.studies.shapes import cross_costs
 
+
 @dataclass(frozen=True)
 class HardwareTransfer:
     """Each GPU's optimum on one shape, and what it costs on every other GPU.

@@ -50,15 +50,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedlab.studies import learned, search
+from schedlab.core.caching import memoised
 from schedlab.core.checks import check_number
-from schedlab.core.space import as_mnk
+from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import study_shapes
-from schedlab.core.caching import memoised
-from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import SPACE, check_sequence, config_array
+from schedlab.core.space import SPACE, as_mnk, check_sequence, config_array
 from schedlab.core.stats import Interval, trials_interval
+from schedlab.studies import learned, search
 
 __all__ = [
     "FIELD_SIGMAS",
@@ -140,9 +139,11 @@ def _field(idx: np.ndarray, sigma: float, seed: int) -> np.ndarray:
     tile = rng.standard_normal(_SIZES[:2])
     kernel = rng.standard_normal(_SIZES[:4])
     own = rng.standard_normal(_SIZES)
-    f = (math.sqrt(FIELD_SHARES["tile"]) * tile[idx[:, 0], idx[:, 1]]
-         + math.sqrt(FIELD_SHARES["kernel"]) * kernel[idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]]
-         + math.sqrt(FIELD_SHARES["config"]) * own[tuple(idx.T)])
+    f = (
+        math.sqrt(FIELD_SHARES["tile"]) * tile[idx[:, 0], idx[:, 1]]
+        + math.sqrt(FIELD_SHARES["kernel"]) * kernel[idx[:, 0], idx[:, 1], idx[:, 2], idx[:, 3]]
+        + math.sqrt(FIELD_SHARES["config"]) * own[tuple(idx.T)]
+    )
     return np.exp(sigma * f)
 
 
@@ -271,8 +272,15 @@ def _core_ranked(context, seeds, budget, factors, ranking):
     return np.tile(np.asarray(ranking[:budget], dtype=np.int64), (len(seeds), 1)), None
 
 
-def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = search.DEFAULT_BUDGET,
-                noise: float = search.DEFAULT_NOISE, factor: float = 1.05) -> GuideStudy:
+def guide_study(
+    shape,
+    truths,
+    tuners=TUNERS,
+    seeds=range(100),
+    budget: int = search.DEFAULT_BUDGET,
+    noise: float = search.DEFAULT_NOISE,
+    factor: float = 1.05,
+) -> GuideStudy:
     """Run every tuner on every truth for every seed; count trials to within ``factor`` of the truth's optimum.
 
     Parameters
@@ -328,5 +336,6 @@ def guide_study(shape, truths, tuners=TUNERS, seeds=range(100), budget: int = se
                 _, believed, _ = search.run_seeds(_core_ranked, ctx, seeds, b, factors, ranking=ranking)
             best = np.take_along_axis(true_s, believed, axis=1)
             trials[t, j] = search.first_within(best / optimum, 1.0, factor)
-    return GuideStudy(shape=mnk, truths=truths, tuners=tuners, seeds=seeds, budget=budget, noise=noise,
-                      factor=factor, trials=trials)
+    return GuideStudy(
+        shape=mnk, truths=truths, tuners=tuners, seeds=seeds, budget=budget, noise=noise, factor=factor, trials=trials
+    )

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.core.shapes import Shape
-from schedlab.core.space import as_mnk
-from schedlab.core.landscape import landscape
 from schedlab.core.hardware import Hardware
-from schedlab.core.space import SPACE, GemmConfig
+from schedlab.core.landscape import landscape
+from schedlab.core.shapes import Shape
+from schedlab.core.space import SPACE, GemmConfig, as_mnk
 
 __all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "optimum_at_box_corner"]
 

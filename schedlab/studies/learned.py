@@ -52,14 +52,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from schedlab.core.checks import check_int, is_number
-from schedlab.core.shapes import Shape, study_shapes
-from schedlab.core.space import as_mnk
-from schedlab.core.landscape import landscape
 from schedlab.core.caching import memoised
+from schedlab.core.checks import check_int, is_number
 from schedlab.core.hardware import H100_TC, Hardware, check_hardware
+from schedlab.core.landscape import landscape
 from schedlab.core.model import tiling
-from schedlab.core.space import GemmConfig, check_sequence, config_array, launchable
+from schedlab.core.shapes import Shape, study_shapes
+from schedlab.core.space import GemmConfig, as_mnk, check_sequence, config_array, launchable
 
 __all__ = [
     "FEATURE_SETS",
@@ -87,8 +86,23 @@ __all__ = [
 ]
 
 _KNOBS = ("bm", "bn", "bk", "warps", "stages", "group4", "group8", "M", "N", "K")
-_TILE = _KNOBS + ("wm", "wn", "pad_m", "pad_n", "pad_k", "blocks", "occupancy", "waves", "wave_use",
-                  "sm_busy", "k_steps", "intensity", "smem", "one_stage", "in_flight")
+_TILE = _KNOBS + (
+    "wm",
+    "wn",
+    "pad_m",
+    "pad_n",
+    "pad_k",
+    "blocks",
+    "occupancy",
+    "waves",
+    "wave_use",
+    "sm_busy",
+    "k_steps",
+    "intensity",
+    "smem",
+    "one_stage",
+    "in_flight",
+)
 _PAIRS = _KNOBS + tuple(f"{a}*{b}" for i, a in enumerate(_KNOBS) for b in _KNOBS[i:])
 
 #: Feature set name -> feature names, in column order.
@@ -115,23 +129,40 @@ BOOSTED_ROWS = 0.25
 def _base(arr: np.ndarray, M: int, N: int, K: int, hw: Hardware) -> dict[str, np.ndarray]:
     t = tiling(arr, M, N, K, hw)
     bm, bn, bk, warps, stages, group = (arr[:, j].astype(float) for j in range(6))
-    grid_m, grid_n, k_steps, blocks, waves = (x.astype(float) for x in (t.grid_m, t.grid_n, t.k_steps, t.blocks,
-                                                                         t.waves))
+    grid_m, grid_n, k_steps, blocks, waves = (
+        x.astype(float) for x in (t.grid_m, t.grid_n, t.k_steps, t.blocks, t.waves)
+    )
     r = np.maximum(t.blocks_per_sm, 1).astype(float)  # only unlaunchable configs have r = 0; keeps features finite
     slots = hw.n_sm * r
     rows, cols = t.rows.astype(float), t.cols.astype(float)
     ones = np.ones_like(bm)
     log2 = np.log2
     return {
-        "bm": log2(bm), "bn": log2(bn), "bk": log2(bk), "warps": log2(warps), "stages": log2(stages),
-        "group4": (group == 4) * 1.0, "group8": (group == 8) * 1.0,
-        "M": log2(M) * ones, "N": log2(N) * ones, "K": log2(K) * ones,
-        "wm": log2(t.warp_rows), "wn": log2(t.warp_cols),
-        "pad_m": log2(grid_m * bm / M), "pad_n": log2(grid_n * bn / N), "pad_k": log2(k_steps * bk / K),
-        "blocks": log2(blocks), "occupancy": log2(r), "waves": log2(waves), "wave_use": log2(blocks / (waves * slots)),
-        "sm_busy": log2(np.minimum(blocks, hw.n_sm) / hw.n_sm), "k_steps": log2(k_steps),
-        "intensity": log2(rows * cols / (rows + cols)), "smem": log2(t.smem_bytes),
-        "one_stage": (stages == 1) * 1.0, "in_flight": log2(np.maximum(stages - 1, 1)),
+        "bm": log2(bm),
+        "bn": log2(bn),
+        "bk": log2(bk),
+        "warps": log2(warps),
+        "stages": log2(stages),
+        "group4": (group == 4) * 1.0,
+        "group8": (group == 8) * 1.0,
+        "M": log2(M) * ones,
+        "N": log2(N) * ones,
+        "K": log2(K) * ones,
+        "wm": log2(t.warp_rows),
+        "wn": log2(t.warp_cols),
+        "pad_m": log2(grid_m * bm / M),
+        "pad_n": log2(grid_n * bn / N),
+        "pad_k": log2(k_steps * bk / K),
+        "blocks": log2(blocks),
+        "occupancy": log2(r),
+        "waves": log2(waves),
+        "wave_use": log2(blocks / (waves * slots)),
+        "sm_busy": log2(np.minimum(blocks, hw.n_sm) / hw.n_sm),
+        "k_steps": log2(k_steps),
+        "intensity": log2(rows * cols / (rows + cols)),
+        "smem": log2(t.smem_bytes),
+        "one_stage": (stages == 1) * 1.0,
+        "in_flight": log2(np.maximum(stages - 1, 1)),
     }
 
 
@@ -308,12 +339,22 @@ def fit(shapes, feature_set: str = "tile", alpha: float = ALPHA, hw: Hardware | 
     Z = (X - mean) / scale
     y_mean, (coef,) = _ridge(Z, y, (alpha,))
     resid = Z @ coef + y_mean - y
-    return CostModel(feature_set=feature_set, alpha=float(alpha), train_shapes=mnks, mean=mean, scale=scale,
-                     coef=coef, intercept=y_mean, train_rmse=float(np.sqrt(np.mean(resid**2))), hw=hw)
+    return CostModel(
+        feature_set=feature_set,
+        alpha=float(alpha),
+        train_shapes=mnks,
+        mean=mean,
+        scale=scale,
+        coef=coef,
+        intercept=y_mean,
+        train_rmse=float(np.sqrt(np.mean(resid**2))),
+        hw=hw,
+    )
 
 
-def choose_alpha(shapes, split: str = "projection", feature_set: str = "tile", alphas=ALPHAS,
-                 hw: Hardware | None = None) -> float:
+def choose_alpha(
+    shapes, split: str = "projection", feature_set: str = "tile", alphas=ALPHAS, hw: Hardware | None = None
+) -> float:
     """The penalty of ``alphas`` with the lowest held-out log-time RMSE over :func:`folds` of ``shapes``.
 
     Only ``shapes`` take part, so when they are an outer fold's training shapes, the shapes it
@@ -391,7 +432,7 @@ def fit_boosted(shapes, feature_set: str = "tile", seed: int = 0, hw: Hardware |
     if not mnks:
         raise ValueError("fit_boosted needs at least one training shape")
     X, y = _training_rows(mnks, feature_set, hw)
-    rows = np.random.default_rng(seed).permutation(len(y))[:max(1, round(BOOSTED_ROWS * len(y)))]
+    rows = np.random.default_rng(seed).permutation(len(y))[: max(1, round(BOOSTED_ROWS * len(y)))]
     with threadpool_limits(1):
         reg = HistGradientBoostingRegressor(**BOOSTED, random_state=seed).fit(X[rows], y[rows])
     return BoostedModel(feature_set=feature_set, train_shapes=mnks, regressor=reg, seed=int(seed), hw=hw)
@@ -504,15 +545,21 @@ class CrossValidation:
     def pooled_log_rmse(self) -> float:
         """RMSE of the predicted ``log(time_s)`` over every held-out row: every shape has the same
         launchable rows, so it is the root of the mean of the shapes' squared RMSEs."""
-        return math.sqrt(sum(r.log_rmse ** 2 for r in self.results) / len(self.results))
+        return math.sqrt(sum(r.log_rmse**2 for r in self.results) / len(self.results))
 
     def hit_rate(self, method: str, k: int = 1, tol: float = 0.05) -> float:
         """Fraction of held-out shapes where one of ``method``'s first ``k`` picks is within ``tol`` of the best."""
         return float(np.mean(self.regrets(method, k) <= 1.0 + tol))
 
 
-def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: float | str = ALPHA,
-                   shapes=None, hw: Hardware | None = None, model: str = "ridge") -> CrossValidation:
+def cross_validate(
+    split: str = "projection",
+    feature_set: str = "tile",
+    alpha: float | str = ALPHA,
+    shapes=None,
+    hw: Hardware | None = None,
+    model: str = "ridge",
+) -> CrossValidation:
     """Leave one group of shapes out at a time; rank its configurations by the model and the baselines.
 
     Parameters
@@ -568,14 +615,29 @@ def cross_validate(split: str = "projection", feature_set: str = "tile", alpha: 
             fixed_idx = np.array([land.index[c] for c in fixed_order])
             near = nearest_shape(s, train_mnk)
             near_order = np.argsort(landscape(near, hw).time_s, kind="stable")  # same config order
-            results.append(HeldOut(
-                shape=land.shape, name=s.short if isinstance(s, Shape) else "×".join(map(str, land.shape)),
-                fold=group, train_shapes=regression.train_shapes, best=land.best, best_time_s=land.best_time_s,
-                picks=(land.configs[order[0]], fixed_order[0], land.configs[near_order[0]]),
-                model=_regret(ratio, order), fixed=_regret(ratio, fixed_idx), nearest=_regret(ratio, near_order),
-                nearest_shape=near, log_rmse=float(np.sqrt(np.mean((pred - np.log(land.time_s)) ** 2))),
-            ))
-    return CrossValidation(split=split, feature_set=feature_set,
-                           alpha=None if model == "boosted" else alpha if nested else float(alpha),
-                           results=tuple(results), fit_s=fit_s, predict_s=predict_s, model=model,
-                           alphas=tuple(float(a) for a in alphas))
+            results.append(
+                HeldOut(
+                    shape=land.shape,
+                    name=s.short if isinstance(s, Shape) else "×".join(map(str, land.shape)),
+                    fold=group,
+                    train_shapes=regression.train_shapes,
+                    best=land.best,
+                    best_time_s=land.best_time_s,
+                    picks=(land.configs[order[0]], fixed_order[0], land.configs[near_order[0]]),
+                    model=_regret(ratio, order),
+                    fixed=_regret(ratio, fixed_idx),
+                    nearest=_regret(ratio, near_order),
+                    nearest_shape=near,
+                    log_rmse=float(np.sqrt(np.mean((pred - np.log(land.time_s)) ** 2))),
+                )
+            )
+    return CrossValidation(
+        split=split,
+        feature_set=feature_set,
+        alpha=None if model == "boosted" else alpha if nested else float(alpha),
+        results=tuple(results),
+        fit_s=fit_s,
+        predict_s=predict_s,
+        model=model,
+        alphas=tuple(float(a) for a in alphas),
+    )

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from schedlab.core.landscape import landscape
 from schedlab.core.hardware import resolve_gpu
+from schedlab.core.landscape import landscape
 from schedlab.core.space import as_mnk, check_sequence
 
 __all__ = ["Measurement", "H100_MEASUREMENTS", "PublishedComparison", "published_comparison"]
@@ -35,10 +35,14 @@ class Measurement(NamedTuple):
         return (self.M, self.N, self.K)
 
 
-_TRITON_2339 = ("triton-lang/triton issue #2339 (2023-09-19): Triton main with ENABLE_TMA=1, ENABLE_MMA_V3=1, "
-                "tutorial 10 matmul benchmark, FP16; the H100's form factor is not stated")
-_MAMF = ("S. Bekman, Machine Learning Engineering, compute/accelerator/README.md, Maximum Achievable Matmul FLOPS: "
-         "BF16 torch.matmul, torch 2.7.0+cu126, best shape of a search")
+_TRITON_2339 = (
+    "triton-lang/triton issue #2339 (2023-09-19): Triton main with ENABLE_TMA=1, ENABLE_MMA_V3=1, "
+    "tutorial 10 matmul benchmark, FP16; the H100's form factor is not stated"
+)
+_MAMF = (
+    "S. Bekman, Machine Learning Engineering, compute/accelerator/README.md, Maximum Achievable Matmul FLOPS: "
+    "BF16 torch.matmul, torch 2.7.0+cu126, best shape of a search"
+)
 
 #: Throughputs of FP16/BF16 GEMMs on H100s as published, cuBLAS and Triton side by side where both were run.
 H100_MEASUREMENTS = (
@@ -83,8 +87,11 @@ def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -
     >>> c.measured_tflops[2].tolist()
     [515.2, 295.1]
     """
-    measurements = check_sequence(H100_MEASUREMENTS if measurements is None else measurements, "measurements",
-                                  "schedlab.studies.published.Measurement")
+    measurements = check_sequence(
+        H100_MEASUREMENTS if measurements is None else measurements,
+        "measurements",
+        "schedlab.studies.published.Measurement",
+    )
     if not measurements or not all(isinstance(m, Measurement) for m in measurements):
         raise ValueError("measurements must be a non-empty sequence of schedlab.studies.published.Measurement")
     pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
@@ -95,6 +102,11 @@ def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -
         measured[shapes.index(m.mnk), libraries.index(m.library)] = m.tflops
     predicted = np.array([[landscape(s, hw).best_tflops for _label, hw in pairs] for s in shapes])
     sources = tuple("；".join(dict.fromkeys(m.source for m in measurements if m.mnk == s)) for s in shapes)
-    return PublishedComparison(shapes=shapes, libraries=libraries, measured_tflops=measured,
-                               gpus=tuple(label for label, _hw in pairs), predicted_tflops=predicted,
-                               sources=sources)
+    return PublishedComparison(
+        shapes=shapes,
+        libraries=libraries,
+        measured_tflops=measured,
+        gpus=tuple(label for label, _hw in pairs),
+        predicted_tflops=predicted,
+        sources=sources,
+    )

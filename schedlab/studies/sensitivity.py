@@ -13,6 +13,7 @@ from schedlab.core.landscape import landscape
 from schedlab.core.model import evaluate
 from schedlab.core.space import SPACE, GemmConfig, as_mnk
 
+
 class Step(NamedTuple):
     """One knob moved from the base: its new ``value`` and ``ratio`` = time / base time."""
 
@@ -66,7 +67,7 @@ def sensitivity(shape, base: GemmConfig | None = None, hw: Hardware | None = Non
     rows, cells = [], []
     for j, knob in enumerate(SPACE):
         for v in SPACE[knob]:
-            rows.append(values[:j] + (v,) + values[j + 1:])
+            rows.append(values[:j] + (v,) + values[j + 1 :])
             cells.append((knob, v))
     time_s = evaluate(np.array(rows), *mnk, hw).time_s
     base_time = float(evaluate([base], *mnk, hw).time_s[0])

@@ -9,6 +9,7 @@ import numpy as np
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import Reason, all_configs, config_array, launch_checks, reasons
 
+
 @dataclass(frozen=True)
 class SpaceSummary:
     """How many configurations there are, how many can launch, and why the others cannot."""

@@ -33,16 +33,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from schedlab.studies import search
-from schedlab.core.space import as_mnk
-from schedlab.core.landscape import landscape
-from schedlab.core.stats import Interval, trials_interval
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import SPACE, GemmConfig, check_sequence, launchable
+from schedlab.core.landscape import landscape
+from schedlab.core.space import SPACE, GemmConfig, as_mnk, check_sequence, launchable
+from schedlab.core.stats import Interval, trials_interval
+from schedlab.studies import search
 
-__all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "hull_vertex_optimum", "Plateau",
-           "plateau"]
+__all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "hull_vertex_optimum", "Plateau", "plateau"]
 
 #: The surrogates compared, plainest first; ``ours`` is the chapter's feature set.
 SURROGATES = ("linear", "quadratic", "one-hot", "ours")
@@ -100,8 +98,15 @@ class Ablation:
         return trials_interval(self.trials[self.shapes.index(mnk), self.surrogates.index(surrogate)])
 
 
-def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = search.DEFAULT_BUDGET,
-             noise: float = search.DEFAULT_NOISE, factor: float = 1.05, hw: Hardware | None = None) -> Ablation:
+def ablation(
+    shapes,
+    surrogates=SURROGATES,
+    seeds=range(100),
+    budget: int = search.DEFAULT_BUDGET,
+    noise: float = search.DEFAULT_NOISE,
+    factor: float = 1.05,
+    hw: Hardware | None = None,
+) -> Ablation:
     """Model-guided search with each surrogate's features, every seed, every shape.
 
     Examples
@@ -130,8 +135,9 @@ def ablation(shapes, surrogates=SURROGATES, seeds=range(100), budget: int = sear
             swapped = replace(ctx, features=surrogate_features(name, mnk, hw))
             _, believed, _ = search.run_seeds(search.CORES["model"], swapped, seeds, min(budget, n), factors)
             trials[i, j] = search.first_within(ctx.times[believed], ctx.optimum, factor)
-    return Ablation(shapes=mnks, surrogates=surrogates, seeds=seeds, budget=budget, noise=noise, factor=factor,
-                    trials=trials)
+    return Ablation(
+        shapes=mnks, surrogates=surrogates, seeds=seeds, budget=budget, noise=noise, factor=factor, trials=trials
+    )
 
 
 @memoised(maxsize=4)

@@ -36,13 +36,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.checks import check_int
-from schedlab.core.space import as_mnk
-from schedlab.core.landscape import landscape
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.landscape import landscape
+from schedlab.core.space import GemmConfig, as_mnk
 from schedlab.studies.search import DEFAULT_NOISE, Measurer
-from schedlab.core.space import SPACE, GemmConfig
 
-__all__ = ["TUTORIAL_FP16_CONFIGS", "TUTORIAL_FP8_CONFIGS", "TUTORIAL_CONFIGS", "INDUCTOR_MM_CONFIGS", "inductor_configs", "ListResult", "measure_list", "top_k"]
+__all__ = [
+    "TUTORIAL_FP16_CONFIGS",
+    "TUTORIAL_FP8_CONFIGS",
+    "TUTORIAL_CONFIGS",
+    "INDUCTOR_MM_CONFIGS",
+    "inductor_configs",
+    "ListResult",
+    "measure_list",
+    "top_k",
+]
 
 
 def _cfg(bm, bn, bk, group, stages, warps) -> GemmConfig:
@@ -50,25 +58,61 @@ def _cfg(bm, bn, bk, group, stages, warps) -> GemmConfig:
 
 
 #: Triton tutorial 03's CUDA autotune list for fp16: (BLOCK_SIZE_M, _N, _K, GROUP_SIZE_M, num_stages, num_warps).
-TUTORIAL_FP16_CONFIGS = tuple(_cfg(*c) for c in [
-    (128, 256, 64, 8, 3, 8), (64, 256, 32, 8, 4, 4), (128, 128, 32, 8, 4, 4), (128, 64, 32, 8, 4, 4),
-    (64, 128, 32, 8, 4, 4), (128, 32, 32, 8, 4, 4), (64, 32, 32, 8, 5, 2), (32, 64, 32, 8, 5, 2),
-])
+TUTORIAL_FP16_CONFIGS = tuple(
+    _cfg(*c)
+    for c in [
+        (128, 256, 64, 8, 3, 8),
+        (64, 256, 32, 8, 4, 4),
+        (128, 128, 32, 8, 4, 4),
+        (128, 64, 32, 8, 4, 4),
+        (64, 128, 32, 8, 4, 4),
+        (128, 32, 32, 8, 4, 4),
+        (64, 32, 32, 8, 5, 2),
+        (32, 64, 32, 8, 5, 2),
+    ]
+)
 #: The same list's entries under the comment "Good config for fp8 inputs."
-TUTORIAL_FP8_CONFIGS = tuple(_cfg(*c) for c in [
-    (128, 256, 128, 8, 3, 8), (256, 128, 128, 8, 3, 8), (256, 64, 128, 8, 4, 4), (64, 256, 128, 8, 4, 4),
-    (128, 128, 128, 8, 4, 4), (128, 64, 64, 8, 4, 4), (64, 128, 64, 8, 4, 4), (128, 32, 64, 8, 4, 4),
-])
+TUTORIAL_FP8_CONFIGS = tuple(
+    _cfg(*c)
+    for c in [
+        (128, 256, 128, 8, 3, 8),
+        (256, 128, 128, 8, 3, 8),
+        (256, 64, 128, 8, 4, 4),
+        (64, 256, 128, 8, 4, 4),
+        (128, 128, 128, 8, 4, 4),
+        (128, 64, 64, 8, 4, 4),
+        (64, 128, 64, 8, 4, 4),
+        (128, 32, 64, 8, 4, 4),
+    ]
+)
 #: The whole list, in the tutorial's order: what ``@triton.autotune(configs=get_autotune_config())`` measures.
 TUTORIAL_CONFIGS = TUTORIAL_FP16_CONFIGS + TUTORIAL_FP8_CONFIGS
 
 #: Inductor's mm_configs: (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps), group_m = 8.
-INDUCTOR_MM_CONFIGS = tuple(_cfg(bm, bn, bk, 8, s, w) for bm, bn, bk, s, w in [
-    (32, 32, 16, 1, 2), (32, 32, 128, 2, 4), (32, 64, 32, 5, 8), (64, 32, 32, 5, 8), (64, 32, 128, 5, 4),
-    (64, 64, 16, 2, 4), (64, 64, 32, 2, 4), (64, 64, 64, 3, 8), (64, 64, 128, 5, 4), (64, 128, 32, 3, 4),
-    (64, 128, 32, 4, 8), (64, 128, 64, 3, 4), (64, 128, 128, 4, 4), (128, 64, 32, 3, 4), (128, 64, 32, 4, 8),
-    (128, 128, 32, 2, 8), (128, 128, 32, 3, 4), (128, 128, 64, 3, 4), (128, 128, 64, 5, 8),
-])
+INDUCTOR_MM_CONFIGS = tuple(
+    _cfg(bm, bn, bk, 8, s, w)
+    for bm, bn, bk, s, w in [
+        (32, 32, 16, 1, 2),
+        (32, 32, 128, 2, 4),
+        (32, 64, 32, 5, 8),
+        (64, 32, 32, 5, 8),
+        (64, 32, 128, 5, 4),
+        (64, 64, 16, 2, 4),
+        (64, 64, 32, 2, 4),
+        (64, 64, 64, 3, 8),
+        (64, 64, 128, 5, 4),
+        (64, 128, 32, 3, 4),
+        (64, 128, 32, 4, 8),
+        (64, 128, 64, 3, 4),
+        (64, 128, 128, 4, 4),
+        (128, 64, 32, 3, 4),
+        (128, 64, 32, 4, 8),
+        (128, 128, 32, 2, 8),
+        (128, 128, 32, 3, 4),
+        (128, 128, 64, 3, 4),
+        (128, 128, 64, 5, 8),
+    ]
+)
 
 _MIN_BLOCK = 16  # Inductor's smallest block (fp16)
 
@@ -118,8 +162,9 @@ class ListResult:
         return float(np.mean(self.ratios <= factor * (1 + 1e-12)))
 
 
-def measure_list(shape, configs, seeds=range(100), noise: float = DEFAULT_NOISE,
-                 hw: Hardware | None = None) -> ListResult:
+def measure_list(
+    shape, configs, seeds=range(100), noise: float = DEFAULT_NOISE, hw: Hardware | None = None
+) -> ListResult:
     """Measure every launchable config of ``configs`` once per seed and keep the fastest measured.
 
     Examples
@@ -146,12 +191,24 @@ def measure_list(shape, configs, seeds=range(100), noise: float = DEFAULT_NOISE,
         m = Measurer(mnk, budget=len(idx), seed=s, noise=noise, hw=hw)
         measured = [m.measure(i) for i in idx]
         ratios.append(land.ratio[idx[int(np.argmin(measured))]])
-    return ListResult(shape=mnk, n_listed=len(configs), n_launchable=len(idx),
-                      best_ratio=float(land.ratio[idx].min()), ratios=np.array(ratios))
+    return ListResult(
+        shape=mnk,
+        n_listed=len(configs),
+        n_launchable=len(idx),
+        best_ratio=float(land.ratio[idx].min()),
+        ratios=np.array(ratios),
+    )
 
 
-def top_k(shape, k: int = 10, guide_s=None, configs=None, seeds=range(100), noise: float = DEFAULT_NOISE,
-          hw: Hardware | None = None) -> ListResult:
+def top_k(
+    shape,
+    k: int = 10,
+    guide_s=None,
+    configs=None,
+    seeds=range(100),
+    noise: float = DEFAULT_NOISE,
+    hw: Hardware | None = None,
+) -> ListResult:
     """``prune_configs_by`` with a perf model: rank ``configs`` by ``guide_s``, measure the best ``k``.
 
     Parameters
@@ -174,10 +231,13 @@ def top_k(shape, k: int = 10, guide_s=None, configs=None, seeds=range(100), nois
     land = landscape(shape, hw)
     guide = land.time_s if guide_s is None else np.asarray(guide_s, dtype=float)
     if guide.shape != land.time_s.shape:
-        raise ValueError(f"guide_s must hold one estimate per launchable config ({land.time_s.shape}), "
-                         f"got shape {guide.shape}")
-    pool = (np.arange(len(land.configs)) if configs is None
-            else np.array([land.index[c] for c in dict.fromkeys(configs) if c in land.index], dtype=np.int64))
+        raise ValueError(
+            f"guide_s must hold one estimate per launchable config ({land.time_s.shape}), got shape {guide.shape}"
+        )
+    pool = (
+        np.arange(len(land.configs))
+        if configs is None
+        else np.array([land.index[c] for c in dict.fromkeys(configs) if c in land.index], dtype=np.int64)
+    )
     ranked = pool[np.argsort(guide[pool], kind="stable")[:k]]
     return measure_list(shape, [land.configs[i] for i in ranked], seeds, noise, hw)
-

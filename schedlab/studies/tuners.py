@@ -54,13 +54,11 @@ from types import MappingProxyType
 
 import numpy as np
 
-from schedlab.core.space import as_mnk
-from schedlab.core.landscape import landscape
-from schedlab.studies.export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.landscape import landscape
+from schedlab.core.space import SPACE, GemmConfig, as_mnk
+from schedlab.studies.export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
-from schedlab.studies.search.harness import strategy_seed_sequence
-from schedlab.core.space import SPACE, GemmConfig
 
 __all__ = [
     "KERNEL_TUNER_STRATEGIES",
@@ -80,17 +78,25 @@ __all__ = [
 ]
 
 #: Kernel Tuner strategies run here (their names in ``kernel_tuner``'s strategy map).
-KERNEL_TUNER_STRATEGIES = ("bayes_opt", "diff_evo", "simulated_annealing", "genetic_algorithm", "greedy_ils",
-                           "random_sample")
+KERNEL_TUNER_STRATEGIES = (
+    "bayes_opt",
+    "diff_evo",
+    "simulated_annealing",
+    "genetic_algorithm",
+    "greedy_ils",
+    "random_sample",
+)
 #: Optuna samplers run here.
 OPTUNA_SAMPLERS = ("tpe", "cmaes")
 #: An Optuna run stops after this many proposals per unit of budget (repeats and unlaunchable ones are free).
 OPTUNA_ASKS_PER_MEASUREMENT = 4
 #: Tuner name -> (library, strategy) in the order the comparison reports them.
-TUNERS = MappingProxyType({
-    **{f"kt_{s}": ("kernel_tuner", s) for s in KERNEL_TUNER_STRATEGIES},
-    **{f"optuna_{s}": ("optuna", s) for s in OPTUNA_SAMPLERS},
-})
+TUNERS = MappingProxyType(
+    {
+        **{f"kt_{s}": ("kernel_tuner", s) for s in KERNEL_TUNER_STRATEGIES},
+        **{f"optuna_{s}": ("optuna", s) for s in OPTUNA_SAMPLERS},
+    }
+)
 
 _STRATEGY_STREAM = 1  # as schedlab.studies.search: stream 1 seeds a strategy's own choices
 #: Where the search page's recorded runs live: ``book/data`` of the repository this package sits in.
@@ -148,8 +154,9 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: 
                 warnings.filterwarnings("ignore", module="sklearn")
                 # a matmul's knobs are not CUDA thread-block dimensions: nothing to warn about
                 warnings.filterwarnings("ignore", message="None of the tunable parameters specify thread block")
-                results, _ = tune_cache(str(path), strategy=strategy, strategy_options={"max_fevals": budget},
-                                        quiet=True, verbose=False)
+                results, _ = tune_cache(
+                    str(path), strategy=strategy, strategy_options={"max_fevals": budget}, quiet=True, verbose=False
+                )
         finally:
             random.setstate(saved[0])
             np.random.set_state(saved[1])
@@ -188,8 +195,14 @@ def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np
     return order
 
 
-def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                hw: Hardware | None = None) -> np.ndarray:
+def tuner_order(
+    name: str,
+    shape,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    noise: float = DEFAULT_NOISE,
+    hw: Hardware | None = None,
+) -> np.ndarray:
     """Launchable-config indices a tuner measures, in order, each once (at most ``budget``).
 
     Parameters
@@ -215,8 +228,14 @@ def tuner_order(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, n
     return np.array(m.order, dtype=np.int64)
 
 
-def run_tuner(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-              hw: Hardware | None = None) -> SearchTrace:
+def run_tuner(
+    name: str,
+    shape,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    noise: float = DEFAULT_NOISE,
+    hw: Hardware | None = None,
+) -> SearchTrace:
     """One run of a real tuner as a :class:`~schedlab.studies.search.SearchTrace`.
 
     :func:`schedlab.studies.search.run_strategy` with this tuner's :func:`tuner_core`: the same trace
@@ -264,10 +283,18 @@ class TunerRuns:
     def save(self, path) -> Path:
         """Write the runs to ``path`` (``.npz``)."""
         path = Path(path)
-        np.savez_compressed(path, shape=np.array(self.shape), names=np.array(self.names), seeds=np.array(self.seeds),
-                            budget=self.budget, noise=self.noise, hw_name=self.hw_name, hw_fields=self.hw_fields,
-                            versions=self.versions,
-                            orders=self.orders)
+        np.savez_compressed(
+            path,
+            shape=np.array(self.shape),
+            names=np.array(self.names),
+            seeds=np.array(self.seeds),
+            budget=self.budget,
+            noise=self.noise,
+            hw_name=self.hw_name,
+            hw_fields=self.hw_fields,
+            versions=self.versions,
+            orders=self.orders,
+        )
         return path
 
 
@@ -278,8 +305,11 @@ def hardware_fields(hw: Hardware | None = None) -> str:
     the model's numbers (``l2_partitions=1``), so runs recorded before it existed still match.
     """
     hw = check_hardware(hw)
-    values = {f.name: getattr(hw, f.name) for f in dataclasses.fields(hw)
-              if f.default is dataclasses.MISSING or getattr(hw, f.name) != f.default}
+    values = {
+        f.name: getattr(hw, f.name)
+        for f in dataclasses.fields(hw)
+        if f.default is dataclasses.MISSING or getattr(hw, f.name) != f.default
+    }
     return json.dumps(values, sort_keys=True, default=str)
 
 
@@ -289,8 +319,15 @@ def _versions() -> str:
     return f"kernel_tuner {version('kernel_tuner')}, optuna {version('optuna')}"
 
 
-def record_runs(shape, names=tuple(TUNERS), seeds=range(50), budget: int = DEFAULT_BUDGET,
-                noise: float = DEFAULT_NOISE, hw: Hardware | None = None, progress=None) -> TunerRuns:
+def record_runs(
+    shape,
+    names=tuple(TUNERS),
+    seeds=range(50),
+    budget: int = DEFAULT_BUDGET,
+    noise: float = DEFAULT_NOISE,
+    hw: Hardware | None = None,
+    progress=None,
+) -> TunerRuns:
     """Run every tuner in ``names`` for every seed on ``shape`` and keep the orders.
 
     ``progress(done, total, label)``, if given, is called after each run.
@@ -308,21 +345,37 @@ def record_runs(shape, names=tuple(TUNERS), seeds=range(50), budget: int = DEFAU
     for j, name in enumerate(names):
         for k, seed in enumerate(seeds):
             o = tuner_order(name, mnk, budget, seed, noise, hw)
-            orders[j, k, :len(o)] = o
+            orders[j, k, : len(o)] = o
             done += 1
             if progress is not None:
                 progress(done, total, f"{name} seed {seed}")
-    return TunerRuns(shape=mnk, names=names, seeds=seeds, budget=budget, noise=float(noise), hw_name=hw.name,
-                     hw_fields=hardware_fields(hw), versions=_versions(), orders=orders)
+    return TunerRuns(
+        shape=mnk,
+        names=names,
+        seeds=seeds,
+        budget=budget,
+        noise=float(noise),
+        hw_name=hw.name,
+        hw_fields=hardware_fields(hw),
+        versions=_versions(),
+        orders=orders,
+    )
 
 
 def load_runs(path) -> TunerRuns:
     """Read runs written by :meth:`TunerRuns.save`."""
     with np.load(Path(path), allow_pickle=False) as f:
-        return TunerRuns(shape=tuple(int(x) for x in f["shape"]), names=tuple(str(x) for x in f["names"]),
-                         seeds=tuple(int(x) for x in f["seeds"]), budget=int(f["budget"]), noise=float(f["noise"]),
-                         hw_name=str(f["hw_name"]), hw_fields=str(f["hw_fields"]), versions=str(f["versions"]),
-                         orders=f["orders"].astype(np.int64))
+        return TunerRuns(
+            shape=tuple(int(x) for x in f["shape"]),
+            names=tuple(str(x) for x in f["names"]),
+            seeds=tuple(int(x) for x in f["seeds"]),
+            budget=int(f["budget"]),
+            noise=float(f["noise"]),
+            hw_name=str(f["hw_name"]),
+            hw_fields=str(f["hw_fields"]),
+            versions=str(f["versions"]),
+            orders=f["orders"].astype(np.int64),
+        )
 
 
 def _runner(name: str):
@@ -343,7 +396,7 @@ def tuner_core(name: str):
         order = np.full((len(seeds), budget), -1, dtype=np.int64)
         for row, (seed, fac) in enumerate(zip(seeds, factors)):
             o = run(context.mnk, budget, int(seed), context.times * fac, context.land.hw)
-            order[row, :len(o)] = o
+            order[row, : len(o)] = o
         return order, None
 
     core.__name__ = core.__qualname__ = f"tuner_core_{name}"
@@ -378,21 +431,25 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
             r = by_shape.get(context.mnk)
             where = "x".join(map(str, context.mnk))
             if r is not None and r.hw_fields != hardware_fields(context.land.hw):
-                message = (f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters than this "
-                           f"machine's; they hold only for the machine they were recorded on (re-record them with: "
-                           f"python -m schedlab tuners {' '.join(map(str, context.mnk))})")
+                message = (
+                    f"{name} on {where}: runs were recorded on {r.hw_name} with other parameters than this "
+                    f"machine's; they hold only for the machine they were recorded on (re-record them with: "
+                    f"python -m schedlab tuners {' '.join(map(str, context.mnk))})"
+                )
                 if other_machine == "raise":
                     raise ValueError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
             if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
-                raise ValueError(f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
-                                 f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}")
+                raise ValueError(
+                    f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
+                    f"recorded; record it with: python -m schedlab tuners {' '.join(map(str, context.mnk))}"
+                )
             order = np.full((len(seeds), budget), -1, dtype=np.int64)
             for row, (seed, fac) in enumerate(zip(seeds, factors)):
                 if not np.array_equal(fac, noise_factors(seed, r.noise, context.n_configs)):
                     raise ValueError(f"{name} on {where}: runs were recorded with noise {r.noise:g}, not this noise")
                 o = r.order(name, seed)
-                order[row, :len(o)] = o
+                order[row, : len(o)] = o
             return order, None
 
         core.__name__ = core.__qualname__ = f"recorded_core_{name}"

@@ -22,5 +22,16 @@ from schedlab.core.model.engine import evaluate, evaluate_many, explain, gemm_ti
 from schedlab.core.model.hbm import hbm_bytes
 from schedlab.core.model.terms import TERMS, Breakdown, ModelTerms, Tiling, blocks_per_sm, tiling
 
-__all__ = ["TERMS", "ModelTerms", "Breakdown", "Tiling", "tiling", "evaluate", "evaluate_many", "gemm_time",
-           "explain", "blocks_per_sm", "hbm_bytes"]
+__all__ = [
+    "TERMS",
+    "ModelTerms",
+    "Breakdown",
+    "Tiling",
+    "tiling",
+    "evaluate",
+    "evaluate_many",
+    "gemm_time",
+    "explain",
+    "blocks_per_sm",
+    "hbm_bytes",
+]

@@ -19,8 +19,7 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term
-from schedlab.core.model.terms import (Breakdown, ModelTerms, TERMS, kernel_time, occupancy, on_chip_terms,
-                                       step_time)
+from schedlab.core.model.terms import TERMS, Breakdown, ModelTerms, kernel_time, occupancy, on_chip_terms, step_time
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence, check_shape, config_array, launch_checks, reasons
 
 __all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
@@ -87,8 +86,9 @@ def _launchable_mask(arr: np.ndarray, hw: Hardware) -> np.ndarray:
 def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:
     """:func:`evaluate` of validated arguments; ``M, N, K`` scalars, or ``(s, 1)`` columns for ``s`` shapes."""
     size = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K), (len(arr),))
-    out = _priced(arr, launchable, M, N, K, hw, size, tuple(f for f in ModelTerms.__dataclass_fields__
-                                                            if f != "launchable"))
+    out = _priced(
+        arr, launchable, M, N, K, hw, size, tuple(f for f in ModelTerms.__dataclass_fields__ if f != "launchable")
+    )
     return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
 
 
@@ -166,15 +166,24 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     terms = check_sequence(terms, "terms", "ModelTerms field names")
     for name in terms:
         if name not in ModelTerms.__dataclass_fields__:
-            raise ValueError(f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, "
-                             f"got {name!r}")
+            raise ValueError(
+                f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, got {name!r}"
+            )
     for M, N, K in mnk.tolist():
         check_exact(M, N, K, hw)
     arr = config_array(configs)
     launchable = _launchable_mask(arr, hw)
-    out = {name: np.empty((len(mnk), len(arr)), dtype=bool if name == "launchable" else
-                          np.int64 if name in ("blocks", "blocks_per_sm", "waves", "k_steps") else np.float64)
-           for name in terms}
+    out = {
+        name: np.empty(
+            (len(mnk), len(arr)),
+            dtype=bool
+            if name == "launchable"
+            else np.int64
+            if name in ("blocks", "blocks_per_sm", "waves", "k_steps")
+            else np.float64,
+        )
+        for name in terms
+    }
     # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
     groups = _groups(arr[launchable], hw) if launchable.any() else None
     cost = np.full(len(mnk), len(arr))
@@ -187,10 +196,18 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     priced = tuple(name for name in terms if name != "launchable")
     start = 0
     while start < len(mnk):
-        stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1:]), MANY_CHUNK_CELLS - cost[start], "right"))
-        columns = [mnk[start:stop, j:j + 1] for j in range(3)]
-        _priced(arr, launchable, *columns, hw, (stop - start, len(arr)), priced, groups,
-                {name: out[name][start:stop] for name in priced})
+        stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1 :]), MANY_CHUNK_CELLS - cost[start], "right"))
+        columns = [mnk[start:stop, j : j + 1] for j in range(3)]
+        _priced(
+            arr,
+            launchable,
+            *columns,
+            hw,
+            (stop - start, len(arr)),
+            priced,
+            groups,
+            {name: out[name][start:stop] for name in priced},
+        )
         start = stop
     for values in out.values():
         values.flags.writeable = False
@@ -234,8 +251,9 @@ def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
     combos = (tiles[combo_tile, 0], tiles[combo_tile, 1], keys % groups, tiles[combo_tile, 2])
     by_combo = np.argsort(combo_of.ravel(), kind="stable")
     combo_starts = np.flatnonzero(np.r_[True, np.diff(combo_of.ravel()[by_combo]) > 0])
-    groups = _Groups(base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(),
-                     by_combo, combo_starts)
+    groups = _Groups(
+        base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(), by_combo, combo_starts
+    )
     for values in (*groups[:5], *combos, *groups[6:]):
         values.flags.writeable = False
     return groups
@@ -350,5 +368,11 @@ def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None)
     for name in ("blocks", "blocks_per_sm", "waves", "k_steps"):
         values[name] = int(values[name])
     time_s = values.pop("time_s")
-    return Breakdown(config=cfg, shape=(M, N, K), time_s=time_s, tflops=2.0 * M * N * K / time_s / 1e12,
-                     bottleneck=bottleneck, **values)
+    return Breakdown(
+        config=cfg,
+        shape=(M, N, K),
+        time_s=time_s,
+        tflops=2.0 * M * N * K / time_s / 1e12,
+        bottleneck=bottleneck,
+        **values,
+    )

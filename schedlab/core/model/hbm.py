@@ -85,7 +85,6 @@ def hbm_term(M, N, K, combos, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
     return bytes_hbm, bytes_hbm / hw.hbm_bw_bytes_per_s
 
 
-
 @memoised(maxsize=1024)
 def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
     """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` on one shape (cached; see :func:`_replay_many`)."""
@@ -116,7 +115,8 @@ def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     first = np.concatenate([[0], np.cumsum(n_waves)[:-1]])
     index = np.arange(combo.size) - first[combo]
     M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
-        x[combo] for x in (M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks))
+        x[combo] for x in (M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks)
+    )
     start = index * per_wave
     end = np.minimum(start + per_wave, blocks)
     in_group = group * grid_n
@@ -151,6 +151,7 @@ def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
         def measure(lo, hi, part=slice(None)):  # panels [lo, hi) hold min(hi * tile, extent) - ... lines
             t, e = tile[part], extent[part]
             return np.minimum(np.maximum(hi, lo) * t, e) - np.minimum(lo * t, e)
+
         return measure
 
     a_lines, b_lines = panel_lines(bm, M), panel_lines(bn, N)
@@ -171,8 +172,9 @@ def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
     kept_reused = np.zeros(combo.size)
     later_wave = index > 0
-    kept_reused[later_wave] = np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) \
-        * reused[later_wave]
+    kept_reused[later_wave] = (
+        np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) * reused[later_wave]
+    )
     # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch.
     # Where every kept part is a whole number of bytes (the panels fit L2) their sum is an exact
     # integer below 2**53, which is what fsum returns; fsum runs only for the other combos.
@@ -181,7 +183,7 @@ def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     exact = np.logical_and.reduceat(whole, first)
     kept = np.add.reduceat(np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
     for i in np.flatnonzero(~exact).tolist():
-        kept[i] = math.fsum(kept_reused[first[i]:first[i] + n_waves[i]])
+        kept[i] = math.fsum(kept_reused[first[i] : first[i] + n_waves[i]])
     return touched.astype(np.float64) - kept + c_bytes.astype(np.float64)
 
 
@@ -193,8 +195,10 @@ def check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
     """
     bound = (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * hw.bytes_per_element
     if bound >= 2**53:
-        raise ValueError(f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
-                         f"{bound} bytes, not exact below 2**53: refused")
+        raise ValueError(
+            f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
+            f"{bound} bytes, not exact below 2**53: refused"
+        )
 
 
 def hbm_bound_s(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
@@ -231,4 +235,3 @@ def wave_panels_bound(n, grid_m, grid_n, group) -> tuple[np.ndarray, np.ndarray]
     groups = (n - 1) // (group * grid_n) + 2  # the groups met: the first, the last and whole ones between
     smallest_group = grid_m - group * ((grid_m - 1) // group)  # the last group's rows
     return np.minimum(n, groups * group), np.minimum(n, n // smallest_group + 2 * groups)
-

@@ -33,8 +33,18 @@ import numpy as np
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import GemmConfig, config_array, pipeline_smem_bytes, warp_grid
 
-__all__ = ["TERMS", "ModelTerms", "Breakdown", "Tiling", "tiling", "blocks_per_sm", "occupancy", "on_chip_terms",
-           "step_time", "kernel_time"]
+__all__ = [
+    "TERMS",
+    "ModelTerms",
+    "Breakdown",
+    "Tiling",
+    "tiling",
+    "blocks_per_sm",
+    "occupancy",
+    "on_chip_terms",
+    "step_time",
+    "kernel_time",
+]
 
 #: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
 TERMS = {
@@ -185,10 +195,26 @@ def _tiling(arr: np.ndarray, M, N, K, hw: Hardware) -> Tiling:
     blocks = grid_m * grid_n
     per_wave = hw.n_sm * np.maximum(r, 1)
     full, tail = blocks // per_wave, blocks % per_wave
-    return Tiling(grid_m=grid_m, grid_n=grid_n, blocks=blocks, k_steps=-(-K // bk), warps_m=wy, warps_n=wx,
-                  warp_rows=bm // wy, warp_cols=bn // wx, rows=np.minimum(bm, M), cols=np.minimum(bn, N),
-                  regs_per_thread=regs, smem_bytes=smem, blocks_per_sm=r, per_wave=per_wave,
-                  waves=full + (tail > 0), full_waves=full, tail_blocks=tail, tail_blocks_per_sm=-(-tail // hw.n_sm))
+    return Tiling(
+        grid_m=grid_m,
+        grid_n=grid_n,
+        blocks=blocks,
+        k_steps=-(-K // bk),
+        warps_m=wy,
+        warps_n=wx,
+        warp_rows=bm // wy,
+        warp_cols=bn // wx,
+        rows=np.minimum(bm, M),
+        cols=np.minimum(bn, N),
+        regs_per_thread=regs,
+        smem_bytes=smem,
+        blocks_per_sm=r,
+        per_wave=per_wave,
+        waves=full + (tail > 0),
+        full_waves=full,
+        tail_blocks=tail,
+        tail_blocks_per_sm=-(-tail // hw.n_sm),
+    )
 
 
 # --- the on-chip terms, wave by wave ---------------------------------------------------------------------
@@ -246,8 +272,9 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
             "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk_hz),
             "t_l2_s": active * bytes_port / hw.l2_bw_bytes_per_s,
         }
-        epilogue_s = np.maximum(r * bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk_hz),
-                                active * bytes_c / hw.l2_bw_bytes_per_s)
+        epilogue_s = np.maximum(
+            r * bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk_hz), active * bytes_c / hw.l2_bw_bytes_per_s
+        )
         return terms, epilogue_s
 
     def slowest(terms):  # terms may differ in shape (per shape or not)

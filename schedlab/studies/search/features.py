@@ -28,7 +28,7 @@ N_KNOBS = len(SPACE)
 #: Number of values of each knob, in ``SPACE`` order.
 KNOB_SIZES = tuple(len(v) for v in SPACE.values())
 #: Flat index of a point of the whole grid: ``knob_indices @ STRIDES`` (``SPACE`` order).
-STRIDES = np.array([int(np.prod(KNOB_SIZES[j + 1:])) for j in range(N_KNOBS)], dtype=np.int64)
+STRIDES = np.array([int(np.prod(KNOB_SIZES[j + 1 :])) for j in range(N_KNOBS)], dtype=np.int64)
 _WIDTH = max(KNOB_SIZES)
 
 
@@ -77,13 +77,20 @@ def neighbour_tables(hw: Hardware) -> NeighbourTables:
     # compact the adjacency rows: valid neighbours first
     order = np.argsort(adjacent < 0, axis=1, kind="stable")
     adjacent = np.take_along_axis(adjacent, order, axis=1)
-    lines_py = tuple(tuple(tuple(int(c) for c in row if c >= 0) for row in line[j].tolist())
-                     for j in range(N_KNOBS))
+    lines_py = tuple(tuple(tuple(int(c) for c in row if c >= 0) for row in line[j].tolist()) for j in range(N_KNOBS))
     adjacent_py = tuple(tuple(c for c in row if c >= 0) for row in adjacent.tolist())
     for a in (knobs, adjacent, line, full_to_launch):
         a.flags.writeable = False
-    return NeighbourTables(n=n, knobs=knobs, values=values, adjacent=adjacent, line=line, full_to_launch=full_to_launch,
-                           lines_py=lines_py, adjacent_py=adjacent_py)
+    return NeighbourTables(
+        n=n,
+        knobs=knobs,
+        values=values,
+        adjacent=adjacent,
+        line=line,
+        full_to_launch=full_to_launch,
+        lines_py=lines_py,
+        adjacent_py=adjacent_py,
+    )
 
 
 #: Names of the learned model's features, in column order (see
@@ -91,8 +98,18 @@ def neighbour_tables(hw: Hardware) -> NeighbourTables:
 _KNOB_LOGS = tuple(f"log2 {k}" for k in SPACE)
 _FEATURES = (
     _KNOB_LOGS
-    + ("log2 warp_m", "log2 warp_n", "stages == 1", "log2 blocks/SM", "log2 waves", "wave fill",
-       "log2 k_steps", "log2 pad_m", "log2 pad_n", "log2 smem")
+    + (
+        "log2 warp_m",
+        "log2 warp_n",
+        "stages == 1",
+        "log2 blocks/SM",
+        "log2 waves",
+        "wave fill",
+        "log2 k_steps",
+        "log2 pad_m",
+        "log2 pad_n",
+        "log2 smem",
+    )
     + tuple(f"{a} * {b}" for i, a in enumerate(_KNOB_LOGS) for b in _KNOB_LOGS[i:])
 )
 
@@ -121,13 +138,19 @@ def feature_matrix(values: np.ndarray, mnk: tuple[int, int, int], hw: Hardware) 
     r, blocks, waves = (x.astype(np.float64) for x in (np.maximum(t.blocks_per_sm, 1), t.blocks, t.waves))
     fill = blocks / (waves * t.per_wave)  # how full the waves are on average (1 = no idle tail)
     cols = [logs[:, j] for j in range(6)] + [
-        np.log2(t.warp_rows), np.log2(t.warp_cols), (stages == 1).astype(np.float64), np.log2(r), np.log2(waves), fill,
-        np.log2(t.k_steps), np.log2(t.rows / bm), np.log2(t.cols / bn), np.log2(t.smem_bytes),
+        np.log2(t.warp_rows),
+        np.log2(t.warp_cols),
+        (stages == 1).astype(np.float64),
+        np.log2(r),
+        np.log2(waves),
+        fill,
+        np.log2(t.k_steps),
+        np.log2(t.rows / bm),
+        np.log2(t.cols / bn),
+        np.log2(t.smem_bytes),
     ]
     cols += [logs[:, i] * logs[:, j] for i in range(6) for j in range(i, 6)]
     X = np.stack(cols, axis=1)
     sd = X.std(axis=0)
     X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     return X
-
-

@@ -113,6 +113,7 @@ def check_factor(factor) -> float:
     """``factor`` as a float if it is a finite "good enough" factor ``>= 1``; else ``ValueError``."""
     return check_number("factor", factor, minimum=1)
 
+
 @dataclass(frozen=True, eq=False)
 class SearchContext:
     """Everything a strategy core may read about one shape on one machine (:func:`search_context`).
@@ -155,8 +156,9 @@ def _context(mnk: tuple[int, int, int], hw: Hardware) -> SearchContext:
         raise RuntimeError("landscape and search tables disagree on the launchable configs")
     X = feature_matrix(neighbours.values, mnk, hw)
     X.flags.writeable = False
-    return SearchContext(mnk=mnk, land=land, neighbours=neighbours, times=land.time_s, optimum=land.best_time_s,
-                         features=X)
+    return SearchContext(
+        mnk=mnk, land=land, neighbours=neighbours, times=land.time_s, optimum=land.best_time_s, features=X
+    )
 
 
 def search_context(shape, hw: Hardware | None = None) -> SearchContext:
@@ -372,9 +374,18 @@ class SearchTrace:
         if not isinstance(other, SearchTrace):
             return NotImplemented
         same = (self.strategy, self.shape, self.seed, self.budget, self.noise, self.configs, self.optimum_s) == (
-            other.strategy, other.shape, other.seed, other.budget, other.noise, other.configs, other.optimum_s)
-        return same and all(np.array_equal(getattr(self, a), getattr(other, a))
-                            for a in ("indices", "measured_s", "true_s", "best_so_far_s"))
+            other.strategy,
+            other.shape,
+            other.seed,
+            other.budget,
+            other.noise,
+            other.configs,
+            other.optimum_s,
+        )
+        return same and all(
+            np.array_equal(getattr(self, a), getattr(other, a))
+            for a in ("indices", "measured_s", "true_s", "best_so_far_s")
+        )
 
     __hash__ = None
 
@@ -502,8 +513,16 @@ def _check_order(core, order, n_seeds: int, budget: int, n_configs: int) -> None
         raise ValueError(f"core {name} measured a config twice for one seed")
 
 
-def run_strategy(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                 hw: Hardware | None = None, cores: Mapping[str, Core] | None = None, **options) -> SearchTrace:
+def run_strategy(
+    name: str,
+    shape,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    noise: float = DEFAULT_NOISE,
+    hw: Hardware | None = None,
+    cores: Mapping[str, Core] | None = None,
+    **options,
+) -> SearchTrace:
     """One run of the strategy ``name`` (a key of ``cores``, default :data:`~schedlab.studies.search.CORES`).
 
     The six public strategy functions are this with their own name; a strategy another
@@ -526,13 +545,15 @@ def run_strategy(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, 
     fac = noise_factors(seed, noise, context.n_configs)
     order, believed, infos = run_seeds(cores[name], context, (seed,), budget, fac[None, :], **options)
     idx = order[0][order[0] >= 0]
-    believed = believed[0][:len(idx)]
+    believed = believed[0][: len(idx)]
     measured = context.times[idx] * fac[idx]
     configs = context.land.configs
     info = dict(infos[0]) if infos else {}
     if "descents" in info:
-        descents = tuple(Descent(configs[a], configs[b], local, float(context.times[b] / context.optimum))
-                         for a, b, local in info["descents"])
+        descents = tuple(
+            Descent(configs[a], configs[b], local, float(context.times[b] / context.optimum))
+            for a, b, local in info["descents"]
+        )
         info["descents"] = descents
         info["local_optimum"] = descents[0].end if descents and descents[0].local else None
     for a in (idx, measured):
@@ -540,8 +561,17 @@ def run_strategy(name: str, shape, budget: int = DEFAULT_BUDGET, seed: int = 0, 
     true = context.times[idx]
     best = context.times[believed]
     true.flags.writeable = best.flags.writeable = False
-    return SearchTrace(strategy=name, shape=context.mnk, seed=seed, budget=budget_in, noise=noise,
-                       configs=tuple(configs[i] for i in idx), indices=idx, measured_s=measured, true_s=true,
-                       best_so_far_s=best, optimum_s=context.optimum, info=MappingProxyType(info))
-
-
+    return SearchTrace(
+        strategy=name,
+        shape=context.mnk,
+        seed=seed,
+        budget=budget_in,
+        noise=noise,
+        configs=tuple(configs[i] for i in idx),
+        indices=idx,
+        measured_s=measured,
+        true_s=true,
+        best_so_far_s=best,
+        optimum_s=context.optimum,
+        info=MappingProxyType(info),
+    )

@@ -14,8 +14,14 @@ __all__ = ["coordinate_descent"]
 NAME = "descent"
 
 
-def coordinate_descent(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                       hw: Hardware | None = None, restarts: bool = True) -> SearchTrace:
+def coordinate_descent(
+    shape,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    noise: float = DEFAULT_NOISE,
+    hw: Hardware | None = None,
+    restarts: bool = True,
+) -> SearchTrace:
     """Tune one knob at a time, from a random launchable start, until no single-knob move helps.
 
     For the current config, knob ``j`` (cycling through ``SPACE`` order) is swept over every
@@ -95,6 +101,6 @@ def core(context, seeds, budget, factors, restarts=True, **_):
             descents.append((start, cur, not spent))
             if not restarts:
                 break
-        order[row, :len(out)] = out
+        order[row, : len(out)] = out
         infos.append({"descents": descents})
     return order, infos

@@ -17,8 +17,9 @@ NAME = "evolutionary"
 EVO_POPULATION, EVO_CANDIDATES = 16, 64
 
 
-def evolutionary(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                 hw: Hardware | None = None) -> SearchTrace:
+def evolutionary(
+    shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None
+) -> SearchTrace:
     """Evolve a population of configs, in the style of TVM's Ansor / MetaSchedule search.
 
     A population of 16 random configs is measured. Each generation draws 64 candidate
@@ -36,7 +37,6 @@ def evolutionary(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: floa
     (100, 100)
     """
     return run_strategy(NAME, shape, budget, seed, noise, hw)
-
 
 
 def core(context, seeds, budget, factors, **_):
@@ -61,8 +61,7 @@ def core(context, seeds, budget, factors, **_):
     while count < budget:
         want = min(P, budget - count)
         u = np.stack([g.random((C, 12)) for g in rngs])  # (S, C, 12): all of a generation's dice
-        ranked = np.take_along_axis(pop, np.argsort(np.take_along_axis(tm, pop, axis=1), axis=1, kind="stable"),
-                                    axis=1)
+        ranked = np.take_along_axis(pop, np.argsort(np.take_along_axis(tm, pop, axis=1), axis=1, kind="stable"), axis=1)
         # tournament of two: the better-ranked of two random members, for each parent
         pick = (u[:, :, :4] * P).astype(np.int64)
         a = np.take_along_axis(ranked, np.minimum(pick[:, :, 0], pick[:, :, 1]), axis=1)
@@ -98,7 +97,7 @@ def core(context, seeds, budget, factors, **_):
                 new[s, slot] = perm[s, p]
                 seen[s, perm[s, p]] = True
                 pointer[s] = p + 1
-        order[:, count:count + want] = new
+        order[:, count : count + want] = new
         count += want
         both = np.concatenate([pop, new], axis=1)  # elitism: the best P of parents and children survive
         keep = np.argsort(np.take_along_axis(tm, both, axis=1), axis=1, kind="stable")[:, :P]

@@ -13,8 +13,9 @@ __all__ = ["exhaustive"]
 NAME = "exhaustive"
 
 
-def exhaustive(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-               hw: Hardware | None = None) -> SearchTrace:
+def exhaustive(
+    shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None
+) -> SearchTrace:
     """Measure the launchable configs in ``SPACE`` order until the budget is spent.
 
     This is what ``@triton.autotune`` does with its list of configs: no strategy, just the

@@ -16,8 +16,9 @@ NAME = "model"
 MG_INITIAL, MG_BATCH, MG_RIDGE = 16, 8, 1.0
 
 
-def model_guided(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                 hw: Hardware | None = None) -> SearchTrace:
+def model_guided(
+    shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None
+) -> SearchTrace:
     """Fit a cheap learned cost model to the measurements so far and measure its favourites.
 
     After 16 random configs, repeat: fit ridge regression (numpy, closed form) of
@@ -44,7 +45,6 @@ def model_guided(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: floa
     return run_strategy(NAME, shape, budget, seed, noise, hw)
 
 
-
 def _predict(W: np.ndarray, XT: np.ndarray) -> np.ndarray:
     """``W @ XT`` in column blocks small enough that OpenBLAS runs each on one thread.
 
@@ -56,7 +56,7 @@ def _predict(W: np.ndarray, XT: np.ndarray) -> np.ndarray:
     cols = max(16, (9216 if S == 1 else 262144 // S) // d)
     out = np.empty((S, n))
     for a in range(0, n, cols):
-        np.matmul(W, XT[:, a:a + cols], out=out[:, a:a + cols])
+        np.matmul(W, XT[:, a : a + cols], out=out[:, a : a + cols])
     return out
 
 
@@ -89,7 +89,7 @@ def core(context, seeds, budget, factors, **_):
             best = np.argmin(pred, axis=1)
             order[:, count + step] = best
             pred[rows, best] = np.inf
-        top = order[:, count:count + k]
+        top = order[:, count : count + k]
         blocked[rows[:, None], top] = np.inf
         Xn = Xa[top]
         G += Xn.transpose(0, 2, 1) @ Xn

@@ -13,8 +13,9 @@ __all__ = ["random_search"]
 NAME = "random"
 
 
-def random_search(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                  hw: Hardware | None = None) -> SearchTrace:
+def random_search(
+    shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None
+) -> SearchTrace:
     """Measure launchable configs drawn uniformly without replacement.
 
     Parameters are those of :func:`~schedlab.studies.search.exhaustive`; the seed also fixes the draw order.

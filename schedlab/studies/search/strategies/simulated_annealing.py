@@ -22,8 +22,9 @@ SA_PROPOSALS = (40, 100)
 _SA_CHUNK = 256  # uniforms drawn per seed at a time
 
 
-def simulated_annealing(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE,
-                        hw: Hardware | None = None) -> SearchTrace:
+def simulated_annealing(
+    shape, budget: int = DEFAULT_BUDGET, seed: int = 0, noise: float = DEFAULT_NOISE, hw: Hardware | None = None
+) -> SearchTrace:
     """A random walk over one-knob-adjacent configs that accepts worse ones less and less often.
 
     Each step proposes a uniformly chosen launchable neighbour: one knob moved to the next
@@ -48,7 +49,6 @@ def simulated_annealing(shape, budget: int = DEFAULT_BUDGET, seed: int = 0, nois
     (200, 200)
     """
     return run_strategy(NAME, shape, budget, seed, noise, hw)
-
 
 
 def core(context, seeds, budget, factors, **_):
