@@ -57,7 +57,7 @@ test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM)
 	$(PYTEST)
 
 # The package's tests and doctests, no site build: minutes, not more.
-check: lint
+check: lint $(CJK_FONT)
 	$(PYTEST) $(QUICK) tests schedlab
 
 lint: $(STAMP)
