@@ -362,6 +362,9 @@ def test_ctrl_c_in_a_real_process_exits_130():
         text=True,
         encoding="utf-8",
         env=env,
+        # as a shell starts it: SIGINT at its default, whatever the test process inherited (a worker that
+        # ignores SIGINT passes SIG_IGN on, and Python then raises no KeyboardInterrupt)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stdout.readline() == "ready\n"
