@@ -72,7 +72,7 @@ def lazy_face(package: str, path: Iterable[str]) -> tuple[Callable[[str], object
     >>> import schedlab.figures
     >>> getattr_, dir_ = lazy_face("schedlab.figures", schedlab.figures.__path__)
     >>> getattr_("launch_map").__module__, "guide_sweep" in dir_()
-    ('schedlab.figures.demos', True)
+    ('schedlab.figures.space', True)
     """
     path = tuple(path)
     owners: dict[str, str] = {}

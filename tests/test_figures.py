@@ -30,7 +30,7 @@ from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.core.space import SPACE, GemmConfig, reasons, static_valid
-from schedlab.figures.demos import REASON_STYLE
+from schedlab.figures.space import REASON_STYLE
 from schedlab.render.labels import KNOB_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer

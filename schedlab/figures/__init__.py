@@ -10,7 +10,7 @@ here: the book's ``book/matplotlibrc`` sets them (a CJK font is needed for the
 Chinese labels).
 
 One module per topic: :mod:`~schedlab.figures.style` (what every figure shares), then one
-module per chapter (:mod:`~schedlab.figures.demos`, :mod:`~schedlab.figures.search`, ...);
+module per chapter (:mod:`~schedlab.figures.space`, :mod:`~schedlab.figures.search`, ...);
 the labels come from :mod:`schedlab.render.labels`. This face re-exports every name of
 every module's ``__all__``, so ``figures.launch_map()`` works, importing a module on first
 use (:func:`schedlab.faces.lazy_face`). A new chapter is a new module with an ``__all__``;

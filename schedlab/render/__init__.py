@@ -7,7 +7,7 @@ returns and gives a :class:`Table` of strings. The console edition prints these 
 
 One module per topic: :mod:`~schedlab.render.table` (the record and the number formats),
 :mod:`~schedlab.render.labels` (the names the lecture gives things), then one module per
-chapter (:mod:`~schedlab.render.demos`, :mod:`~schedlab.render.search`, ...). This face
+chapter (:mod:`~schedlab.render.space`, :mod:`~schedlab.render.search`, ...). This face
 re-exports every name of every module's ``__all__``, so ``render.top_table(...)`` works, and
 imports a module only when one of its names is first used (:func:`schedlab.faces.lazy_face`):
 the console, which needs ``Table`` and ``fmt_time``, loads no chapter's studies. A new chapter

@@ -1,0 +1,180 @@
+"""Figures of the shapes page (demo 3): what one shape's optimum costs on another, and where the optima sit under the roofline."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from schedlab.core.hardware import H100_TC, Hardware
+from schedlab.core.space import as_mnk
+from schedlab.figures.style import fmt_times, new_figure
+from schedlab.render.labels import shape_short
+from schedlab.studies.shapes import Transfer
+
+__all__ = ["transfer_heatmap", "roofline"]
+
+
+# --- demo 3: shape transfer -------------------------------------------------------------
+
+
+def transfer_heatmap(transfer: Transfer) -> Figure:
+    """The transfer matrix as a heat map with a log colour scale.
+
+    Cell ``(i, j)`` is the time of shape ``i``'s optimum on shape ``j`` over shape
+    ``j``'s own best (``transfer.matrix``), annotated ``f"{x:.2f}"``.
+
+    Parameters
+    ----------
+    transfer : Transfer
+        Optima per shape and their cross costs.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The heat map (``ax.images[0]`` holds the matrix) and its colour bar.
+    """
+    m = np.asarray(transfer.matrix, dtype=float)
+    names = [shape_short(s) for s in transfer.shapes]
+    finite = m[np.isfinite(m)]
+    vmin = min(1.0, float(finite.min())) if finite.size else 1.0
+    vmax = max(float(finite.max()) if finite.size else 1.0, vmin * 1.01)
+    norm = LogNorm(vmin=vmin, vmax=vmax)
+    cmap = colormaps["OrRd"].with_extremes(bad="#e6e6e6")
+    fig = new_figure(min(0.45 + 0.04 * len(names), 0.9))
+    ax = fig.subplots()
+    im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, norm=norm, aspect="auto")
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            x = m[i, j]
+            if np.isfinite(x):
+                ax.text(
+                    j,
+                    i,
+                    f"{x:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=11,
+                    color="white" if norm(x) > 0.6 else "#1a1a1a",
+                )
+            else:
+                ax.text(j, i, "不能启动", ha="center", va="center", fontsize=9, color="#555555")
+    rows = [f"{name}\n{opt.as_tuple()}" for name, opt in zip(names, transfer.optima)]
+    ax.set_xticks(range(len(names)), names)
+    ax.set_yticks(range(len(names)), rows, fontsize=8.5)
+    ax.xaxis.set_ticks_position("top")
+    ax.xaxis.set_label_position("top")
+    ax.tick_params(length=0)
+    ax.set_xlabel("用在")
+    ax.set_ylabel("最优配置来自")
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    cbar = fig.colorbar(im, ax=ax, fraction=0.05, pad=0.02)
+    cbar.set_label("时间 / 该列形状自己的最优（对数色标）")
+    cbar.ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    cbar.ax.yaxis.set_major_formatter(FuncFormatter(fmt_times))
+    cbar.ax.yaxis.set_minor_formatter(NullFormatter())
+    cbar.ax.grid(False)
+    cbar.outline.set_visible(False)
+    ax.set_title("把一种形状的最优配置用在另一种形状上：慢几倍", pad=10)
+    return fig
+
+
+# --- where the optima sit: roofline -----------------------------------------------------
+
+
+def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
+    """Log-log roofline with each shape's optimum at its model TFLOPS.
+
+    The arithmetic intensity uses the minimum HBM traffic, each operand read or
+    written once: ``2 M N K / ((M K + K N + M N) * bytes_per_element)``.
+
+    Parameters
+    ----------
+    transfer : Transfer
+        Gives the shapes and their optima's TFLOPS (``transfer.best_tflops``).
+    hw : Hardware
+        Gives the compute roof (``peak_flops``) and the HBM roof (``hbm_bw_bytes_per_s``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; the shapes are ``ax.collections[0]`` (offsets: intensity, TFLOPS).
+    """
+    mnk = np.array([as_mnk(s) for s in transfer.shapes], dtype=float)
+    M, N, K = mnk.T
+    intensity = 2 * M * N * K / ((M * K + K * N + M * N) * hw.bytes_per_element)
+    achieved = np.asarray(transfer.best_tflops, dtype=float)
+    peak = hw.peak_flops / 1e12
+    bw = hw.hbm_bw_bytes_per_s / 1e12  # TB/s = TFLOP/s per FLOP/byte
+    ridge = peak / bw
+    x_lo = 10 ** np.floor(np.log10(min(intensity.min(), ridge) / 2))
+    x_hi = 10 ** np.ceil(np.log10(max(intensity.max(), ridge) * 2))
+    xs = np.geomspace(x_lo, x_hi, 400)
+    fig = new_figure(4.4 / 7)
+    ax = fig.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.plot(xs, np.minimum(bw * xs, peak), color="#333333", linewidth=2.0, label="屋顶", zorder=2)
+    ax.plot(xs[xs > ridge], bw * xs[xs > ridge], color="#333333", linewidth=0.8, linestyle=":", zorder=1)
+    y_lo = 10 ** np.floor(np.log10(achieved.min() / 2))
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, peak * 3)
+    ax.text(x_hi / 1.15, peak * 1.12, f"Tensor Core 峰值 {peak:.0f} TFLOPS", ha="right", va="bottom", fontsize=9)
+    # the HBM label lies along its roof: the roof's direction in data units is (1, bw)
+    x_bw = max(x_lo * 1.5, y_lo / bw * 1.3)
+    ax.text(
+        x_bw,
+        bw * x_bw * 1.25,
+        f"HBM {hw.hbm_bw_bytes_per_s / 1e12:.2f} TB/s",
+        ha="left",
+        va="bottom",
+        fontsize=9,
+        rotation=np.degrees(np.arctan2(bw, 1.0)),
+        transform_rotates_text=True,
+        rotation_mode="anchor",
+    )
+    ax.axvline(ridge, color="#999999", linewidth=0.8, linestyle="--", zorder=1)
+    ax.text(ridge * 1.08, y_lo * 1.15, f"脊点 {ridge:.0f} FLOP/B", fontsize=8.5, color="#666666", va="bottom")
+    ax.scatter(intensity, achieved, s=42, color="C1", edgecolor="white", linewidth=0.8, zorder=3)
+    roof = np.minimum(bw * intensity, peak)
+    # a memory-bound point is labelled above its roof, in the empty upper left; points near or
+    # past the ridge crowd under the compute roof, so their labels are stacked in a column under
+    # the HBM roof left of the ridge, each with a leader line
+    crowded = intensity >= ridge / 2
+    y_label = peak / 6
+    for i in np.argsort(intensity):
+        text = f"{shape_short(transfer.shapes[i])}\n{achieved[i]:.0f} TFLOPS（屋顶的 {achieved[i] / roof[i]:.0%}）"
+        if crowded[i]:
+            ax.annotate(
+                text,
+                xy=(intensity[i], achieved[i]),
+                xytext=(ridge / 1.3, y_label),
+                ha="right",
+                va="center",
+                fontsize=8.5,
+                linespacing=1.15,
+                arrowprops=dict(
+                    arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=3, shrinkB=4, relpos=(1.0, 0.5)
+                ),
+            )
+            y_label *= 0.42
+        else:
+            ax.annotate(
+                text,
+                xy=(intensity[i], achieved[i]),
+                xytext=(-10, 10),
+                textcoords="offset points",
+                ha="right",
+                va="bottom",
+                fontsize=8.5,
+                linespacing=1.15,
+            )
+    ax.set_xlabel("算术强度（FLOP / 字节；字节按最少的 HBM 流量 (MK + KN + MN) × 2）")
+    ax.set_ylabel("TFLOPS")
+    ax.grid(True, which="major")
+    ax.set_title("屋顶线：每种形状的最优配置（模型）在哪里")
+    return fig
