@@ -1,0 +1,318 @@
+"""The model inside Triton's autotuner: prune a config list to the few worth measuring.
+
+``@triton.autotune`` compiles and times every config of its list for every new shape
+(its ``key``). It takes a model to cut that cost, through ``prune_configs_by``
+(``triton/runtime/autotuner.py``, ``Autotuner.prune_configs``):
+
+- ``"early_config_prune": g`` -- Triton calls ``g(configs, named_args, **kwargs)`` and
+  measures the configs it returns (at least one, or Triton raises);
+- ``"perf_model": f, "top_k": k`` -- Triton calls ``f(**named_args, **kwargs,
+  **config.all_kwargs())`` for each config and measures the ``k`` lowest estimates.
+
+:class:`Pruner` gives both for one GPU profile. It reads ``M``, ``N``, ``K`` and the
+element type from the kernel's arguments (names in :data:`TUTORIAL_ARGS`, as Triton's
+matmul tutorial spells them, or your own), the tiles and ``GROUP_M`` from each
+``triton.Config``'s keyword arguments (either spelling of :data:`KNOB_KEYS`, or your own)
+and ``num_warps`` / ``num_stages`` from the config. ::
+
+    import triton
+    from schedlab.autotune import Pruner
+
+    @triton.autotune(configs=get_autotune_config(), key=["M", "N", "K"],
+                     prune_configs_by=Pruner("h100-sxm", top_k=4).prune_configs_by())
+    @triton.jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, ...): ...
+
+What it decides, and why:
+
+- A config the profile cannot launch (shared memory, registers, a warp tile under one mma)
+  is dropped by :meth:`Pruner.early_config_prune`, each with its reasons
+  (:func:`schedlab.core.space.reasons`) logged on the ``schedlab.autotune`` logger at INFO.
+  If no config of the list can launch, the first listed is kept (no estimate ranks them) and a
+  warning says so: Triton raises on an empty list.
+- A shape the model refuses (:func:`schedlab.core.space.check_shape`: an empty dimension, more
+  than ``MAX_TILES`` output tiles, ``K`` over ``MAX_K``) does not stop the autotuner: the list is
+  kept whole, with a warning. :meth:`Pruner.perf_model` cannot keep a list whole (Triton's
+  ``top_k`` cuts it), so there it estimates every config at 0 and Triton keeps the list's first
+  ``top_k``; this is why :meth:`Pruner.prune_configs_by` hands Triton ``early_config_prune`` alone.
+- A knob spelled in none of the expected ways, an element type other than fp16 or bf16 (the
+  model prices 2-byte tensor-core inputs), a knob value outside ``SPACE`` or ``num_ctas`` other
+  than 1: a ValueError naming it, never an estimate for a kernel the model does not describe.
+
+Estimates are the model's kernel time in milliseconds, the unit of ``triton.testing.do_bench``.
+This module imports nothing from Triton: a ``triton.Config`` is read through its ``kwargs``,
+``num_warps``, ``num_stages`` and ``num_ctas`` attributes, and a plain mapping (Triton's
+``Config.__dict__``, as its autotune cache stores it, or flat keyword arguments) reads the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from schedlab.core.checks import check_int, is_number
+from schedlab.core.hardware import Hardware, resolve_gpu
+from schedlab.core.model import evaluate
+from schedlab.core.space import GemmConfig, as_mnk, reasons
+
+__all__ = [
+    "TUTORIAL_ARGS",
+    "KNOB_KEYS",
+    "TUTORIAL_KEYS",
+    "INDUCTOR_KEYS",
+    "DTYPES",
+    "Pruned",
+    "Pruner",
+    "read_config",
+    "config_kwargs",
+]
+
+log = logging.getLogger(__name__)
+
+#: Where the shape and the element type are read from: the argument names of Triton's matmul
+#: tutorial kernel, ``matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, ...)``; ``dtype`` names the
+#: tensor argument whose ``.dtype`` is the element type.
+TUTORIAL_ARGS = MappingProxyType({"M": "M", "N": "N", "K": "K", "dtype": "a_ptr"})
+#: Triton's matmul tutorial's keys (``BLOCK_SIZE_M`` ...) and PyTorch Inductor's (``BLOCK_M`` ...).
+TUTORIAL_KEYS = MappingProxyType(
+    {"bm": "BLOCK_SIZE_M", "bn": "BLOCK_SIZE_N", "bk": "BLOCK_SIZE_K", "group": "GROUP_SIZE_M"}
+)
+INDUCTOR_KEYS = MappingProxyType({"bm": "BLOCK_M", "bn": "BLOCK_N", "bk": "BLOCK_K", "group": "GROUP_M"})
+#: Knob -> the keyword spellings accepted for it, by default: the tutorial's and Inductor's.
+KNOB_KEYS = MappingProxyType({knob: (TUTORIAL_KEYS[knob], INDUCTOR_KEYS[knob]) for knob in TUTORIAL_KEYS})
+#: Element types the model prices (2-byte tensor-core inputs), as ``str(dtype)`` ends for torch
+#: (``torch.float16``), numpy (``float16``) and Triton (``fp16``).
+DTYPES = frozenset({"float16", "half", "fp16", "bfloat16", "bf16"})
+
+
+def _spellings(keys) -> MappingProxyType:
+    if not isinstance(keys, Mapping) or set(keys) != set(KNOB_KEYS):
+        raise ValueError(f"keys must map each of {tuple(KNOB_KEYS)} to its keyword spelling(s), got {keys!r}")
+    out = {}
+    for knob, names in keys.items():
+        names = (names,) if isinstance(names, str) else tuple(names)
+        if not names or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"keys[{knob!r}] must be a keyword name or a tuple of them, got {keys[knob]!r}")
+        out[knob] = names
+    return MappingProxyType(out)
+
+
+def _parts(config) -> tuple[Mapping, object, object, object]:
+    """``(kwargs, num_warps, num_stages, num_ctas)`` of a ``triton.Config``, its ``__dict__`` or flat kwargs."""
+    if not isinstance(config, Mapping):
+        if not all(hasattr(config, a) for a in ("kwargs", "num_warps", "num_stages")):
+            raise ValueError(f"a config must be a triton.Config or a mapping, got {config!r} ({type(config).__name__})")
+        return config.kwargs, config.num_warps, config.num_stages, getattr(config, "num_ctas", 1)
+    if "kwargs" in config:  # Config.__dict__, as Triton's autotune cache writes it
+        return config["kwargs"], config.get("num_warps", 4), config.get("num_stages", 3), config.get("num_ctas", 1)
+    meta = {k: v for k, v in config.items() if k not in ("num_warps", "num_stages", "num_ctas")}
+    return meta, config.get("num_warps", 4), config.get("num_stages", 3), config.get("num_ctas", 1)
+
+
+def read_config(config, keys=KNOB_KEYS) -> GemmConfig:
+    """The :class:`GemmConfig` a ``triton.Config`` (or a mapping, see the module) describes.
+
+    ``num_warps`` and ``num_stages`` default to ``triton.Config``'s (4 and 3) when a mapping
+    leaves them out.
+
+    Parameters
+    ----------
+    config : triton.Config or mapping
+        The config; its keyword arguments must name each knob in exactly one of its spellings.
+    keys : mapping
+        Knob (``bm``, ``bn``, ``bk``, ``group``) -> keyword name or tuple of accepted names.
+
+    Raises
+    ------
+    ValueError
+        Naming the knob whose keyword is missing (with the keywords the config has) or given twice,
+        a value outside ``SPACE``, or ``num_ctas`` other than 1.
+
+    Examples
+    --------
+    >>> read_config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 4, "num_stages": 4})
+    GemmConfig(bm=64, bn=128, bk=32, warps=4, stages=4, group=8)
+    >>> read_config({"BM": 64, "BN": 128, "BK": 32, "GROUP_M": 8})
+    Traceback (most recent call last):
+    ...
+    ValueError: config has no keyword for bm (expected one of BLOCK_SIZE_M, BLOCK_M; it has BM, BN, BK, GROUP_M); pass keys= with its spelling
+    """
+    keys = _spellings(keys)
+    meta, warps, stages, ctas = _parts(config)
+    if ctas != 1:
+        raise ValueError(f"num_ctas = {ctas!r}: the model prices one-block launches (num_ctas = 1)")
+    knobs = {}
+    for knob, names in keys.items():
+        found = [n for n in names if n in meta]
+        if not found:
+            raise ValueError(
+                f"config has no keyword for {knob} (expected one of {', '.join(names)}; it has "
+                f"{', '.join(map(str, meta)) or 'none'}); pass keys= with its spelling"
+            )
+        if len(found) > 1:
+            raise ValueError(f"config gives {knob} twice, as {' and '.join(found)}")
+        knobs[knob] = meta[found[0]]
+    try:
+        return GemmConfig(warps=warps, stages=stages, **knobs)
+    except ValueError as err:
+        raise ValueError(f"config {dict(meta)}, num_warps={warps}, num_stages={stages}: {err}") from None
+
+
+def config_kwargs(cfg: GemmConfig, keys=TUTORIAL_KEYS) -> dict[str, int]:
+    """The keyword arguments of ``triton.Config`` for ``cfg``, spelled by ``keys`` (one name per knob).
+
+    Examples
+    --------
+    >>> config_kwargs(GemmConfig(bm=64, bn=128, bk=32, warps=4, stages=4, group=8), INDUCTOR_KEYS)
+    {'BLOCK_M': 64, 'BLOCK_N': 128, 'BLOCK_K': 32, 'GROUP_M': 8}
+    """
+    return {_spellings(keys)[k][0]: getattr(cfg, k) for k in KNOB_KEYS}
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What :meth:`Pruner.prune` kept of a list, and why the rest went.
+
+    ``kept`` holds the list's own entries, best estimate first, with ``estimates_ms`` beside
+    them; ``dropped`` maps the index in the list of each config that cannot launch to its
+    :class:`~schedlab.core.space.Reason` s. ``refused`` is the model's message when it refused the
+    shape (then ``kept`` is the whole list, unranked, and ``estimates_ms`` is empty).
+    """
+
+    shape: tuple[int, int, int]
+    n_listed: int
+    kept: tuple
+    estimates_ms: tuple[float, ...]
+    dropped: Mapping = field(default_factory=dict)
+    refused: str | None = None
+
+    @property
+    def skipped_share(self) -> float:
+        """The share of the list not measured: ``1 - len(kept) / n_listed``."""
+        return 1.0 - len(self.kept) / self.n_listed
+
+
+@dataclass(frozen=True)
+class Pruner:
+    """``prune_configs_by`` hooks for one GPU profile (see the module for what they decide).
+
+    Parameters
+    ----------
+    gpu : str or Hardware
+        A name of :data:`schedlab.core.hardware.PROFILES` or a machine.
+    top_k : int, optional
+        Keep at most this many configs, best estimate first (default: no limit).
+    within : float, optional
+        Keep only configs estimated within ``1 + within`` of the list's best estimate.
+    args : mapping
+        ``M``, ``N``, ``K``, ``dtype`` -> the kernel argument holding it (:data:`TUTORIAL_ARGS`).
+    keys : mapping
+        Knob -> keyword spelling(s) in the configs (:data:`KNOB_KEYS`).
+
+    Examples
+    --------
+    >>> from schedlab.studies.triton_configs import TUTORIAL_CONFIGS
+    >>> listed = [{**config_kwargs(c), "num_warps": c.warps, "num_stages": c.stages} for c in TUTORIAL_CONFIGS]
+    >>> p = Pruner("h100-sxm", top_k=4).prune(listed, (4096, 4096, 4096))
+    >>> len(p.kept), p.skipped_share, sorted(p.dropped) == [8, 9, 10, 11, 12]
+    (4, 0.75, True)
+    >>> read_config(p.kept[0])
+    GemmConfig(bm=128, bn=256, bk=64, warps=8, stages=3, group=8)
+    """
+
+    gpu: str | Hardware
+    top_k: int | None = None
+    within: float | None = None
+    args: Mapping = field(default_factory=lambda: TUTORIAL_ARGS)
+    keys: Mapping = field(default_factory=lambda: KNOB_KEYS)
+    hw: Hardware = field(init=False, repr=False)  # the machine ``gpu`` names
+
+    def __post_init__(self):
+        object.__setattr__(self, "hw", resolve_gpu(self.gpu)[1])
+        if self.top_k is not None:
+            check_int("top_k", self.top_k, minimum=1)
+        if self.within is not None and not (is_number(self.within) and 0 <= self.within < float("inf")):
+            raise ValueError(f"within must be a finite number >= 0, got {self.within!r}")
+        if not isinstance(self.args, Mapping) or set(self.args) != set(TUTORIAL_ARGS):
+            raise ValueError(
+                f"args must map each of {tuple(TUTORIAL_ARGS)} to a kernel argument name, got {self.args!r}"
+            )
+        object.__setattr__(self, "keys", _spellings(self.keys))
+
+    def prune(self, configs, shape) -> Pruned:
+        """Drop what cannot launch on ``shape``, rank the rest by estimate, keep ``top_k`` / ``within``."""
+        configs = list(configs)
+        ours = [read_config(c, self.keys) for c in configs]  # unknown spellings raise before anything else
+        try:
+            mnk = as_mnk(shape)
+        except ValueError as err:
+            return Pruned(tuple(shape), len(configs), tuple(configs), (), {}, refused=str(err))
+        time_s = evaluate(ours, *mnk, hw=self.hw).time_s
+        dropped = {i: reasons(c, self.hw) for i, c in enumerate(ours) if not np.isfinite(time_s[i])}
+        ok = np.flatnonzero(np.isfinite(time_s))
+        if not len(ok):
+            return Pruned(mnk, len(configs), (configs[0],), (float("inf"),), dropped)
+        order = ok[np.argsort(time_s[ok], kind="stable")]
+        if self.within is not None:
+            order = order[time_s[order] <= time_s[order[0]] * (1 + self.within) * (1 + 1e-12)]
+        order = order[: self.top_k]
+        return Pruned(mnk, len(configs), tuple(configs[i] for i in order), tuple(1e3 * time_s[order]), dropped)
+
+    def _arg(self, what: str, named_args: Mapping):
+        name = self.args[what]
+        if name not in named_args:
+            raise ValueError(
+                f"the kernel has no argument {name!r} for {what} (it has {', '.join(named_args)}); "
+                f"pass args= with its name"
+            )
+        return named_args[name]
+
+    def shape_of(self, named_args: Mapping) -> tuple:
+        """``(M, N, K)`` from the kernel's arguments, after checking the element type (ValueError naming it)."""
+        tensor = self._arg("dtype", named_args)
+        dtype = getattr(tensor, "dtype", None)
+        if dtype is None:
+            raise ValueError(f"kernel argument {self.args['dtype']!r} has no dtype: {type(tensor).__name__}")
+        if str(dtype).rsplit(".", 1)[-1] not in DTYPES:
+            raise ValueError(
+                f"kernel argument {self.args['dtype']!r} has dtype {dtype}; the model prices 2-byte tensor-core "
+                f"inputs ({', '.join(sorted(DTYPES))})"
+            )
+        return tuple(self._arg(d, named_args) for d in ("M", "N", "K"))
+
+    def early_config_prune(self, configs, named_args, **kwargs) -> list:
+        """Triton's ``early_config_prune``: the configs worth measuring, best estimate first (never empty)."""
+        configs = list(configs)
+        if not configs:
+            return configs
+        result = self.prune(configs, self.shape_of({**named_args, **kwargs}))
+        if result.refused is not None:
+            warnings.warn(f"schedlab cannot estimate this shape, every config kept: {result.refused}", stacklevel=2)
+            return list(result.kept)
+        for i, why in result.dropped.items():
+            log.info("%s cannot launch on %s: %s", configs[i], self.hw.name, "; ".join(r.message for r in why))
+        if len(result.dropped) == len(configs):
+            warnings.warn(
+                f"none of the {len(configs)} configs can launch on {self.hw.name}; the first listed is kept",
+                stacklevel=2,
+            )
+        return list(result.kept)
+
+    def perf_model(self, **kwargs) -> float:
+        """Triton's ``perf_model``: one config's estimated time in ms (``inf`` if it cannot launch)."""
+        shape = self.shape_of(kwargs)
+        try:
+            M, N, K = as_mnk(shape)
+        except ValueError as err:
+            warnings.warn(f"schedlab cannot estimate this shape, every estimate is 0: {err}", stacklevel=2)
+            return 0.0
+        return float(1e3 * evaluate([read_config(kwargs, self.keys)], M, N, K, hw=self.hw).time_s[0])
+
+    def prune_configs_by(self) -> dict:
+        """The ``prune_configs_by`` argument of ``triton.autotune``: ``early_config_prune`` alone (see the module)."""
+        return {"early_config_prune": self.early_config_prune}
