@@ -70,6 +70,8 @@ __all__ = [
     "Pruner",
     "read_config",
     "config_kwargs",
+    "config_record",
+    "triton_source",
 ]
 
 log = logging.getLogger(__name__)
@@ -172,6 +174,31 @@ def config_kwargs(cfg: GemmConfig, keys=TUTORIAL_KEYS) -> dict[str, int]:
     {'BLOCK_M': 64, 'BLOCK_N': 128, 'BLOCK_K': 32, 'GROUP_M': 8}
     """
     return {_spellings(keys)[k][0]: getattr(cfg, k) for k in KNOB_KEYS}
+
+
+def config_record(config) -> dict:
+    """A config as Triton's ``Config.__dict__`` holds it: ``kwargs``, ``num_warps``, ``num_stages``, ``num_ctas``.
+
+    Examples
+    --------
+    >>> config_record({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 8})
+    {'kwargs': {'BLOCK_M': 64, 'BLOCK_N': 128, 'BLOCK_K': 32, 'GROUP_M': 8}, 'num_warps': 8, 'num_stages': 3, 'num_ctas': 1}
+    """
+    meta, warps, stages, ctas = _parts(config)
+    return {"kwargs": dict(meta), "num_warps": warps, "num_stages": stages, "num_ctas": ctas}
+
+
+def triton_source(config) -> str:
+    """The ``triton.Config(...)`` expression that builds ``config``, ready to paste into a list.
+
+    Examples
+    --------
+    >>> triton_source({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8, "num_warps": 8})
+    "triton.Config({'BLOCK_M': 64, 'BLOCK_N': 128, 'BLOCK_K': 32, 'GROUP_M': 8}, num_warps=8, num_stages=3)"
+    """
+    r = config_record(config)
+    ctas = "" if r["num_ctas"] == 1 else f", num_ctas={r['num_ctas']}"
+    return f"triton.Config({r['kwargs']!r}, num_warps={r['num_warps']}, num_stages={r['num_stages']}{ctas})"
 
 
 @dataclass(frozen=True)

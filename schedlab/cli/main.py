@@ -29,6 +29,7 @@ import sys
 import numpy as np
 
 from schedlab import render
+from schedlab.cli import prune as cli_prune
 from schedlab.cli import tuners as cli_tuners
 from schedlab.cli.args import add_shape_arguments, int_up_to, noise_sigma, number_in, positive_int
 from schedlab.cli.demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
@@ -234,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_search)
     _add_buckets_parser(sub)  # defined in the "buckets" section at the end
     cli_tuners.add_parsers(sub)  # export, tuners (schedlab.cli.tuners)
+    cli_prune.add_parsers(sub)  # prune (schedlab.cli.prune)
 
     p = sub.add_parser(
         "gpus",

@@ -1,0 +1,109 @@
+"""The ``prune`` subcommand of ``python -m schedlab``: a Triton config list cut to the few worth measuring.
+
+::
+
+    python -m schedlab prune 512 4096 4096 --gpu h100-sxm --configs inductor --top 4
+    python -m schedlab prune 4096 4096 4096 --configs my-configs.json --json
+
+It runs :meth:`schedlab.autotune.Pruner.prune`, the same code ``triton.autotune`` calls through
+``prune_configs_by``, and prints the kept configs as ``triton.Config(...)`` lines, best
+estimate first. ``--configs`` takes ``tutorial`` (Triton's matmul tutorial's list), ``inductor``
+(Inductor's mm list, adapted to the shape as Inductor does) or a JSON file holding a list of
+configs, each Triton's ``Config.__dict__`` (as its autotune cache stores it) or flat keyword
+arguments with ``num_warps`` and ``num_stages``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from schedlab.autotune import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_kwargs, config_record, triton_source
+from schedlab.cli.args import add_shape_arguments, positive_int
+from schedlab.core.space import check_shape
+from schedlab.render.table import fmt_percent, fmt_ratio, fmt_time
+from schedlab.studies.triton_configs import TUTORIAL_CONFIGS, inductor_configs
+
+__all__ = ["add_parsers"]
+
+#: ``--configs`` names -> the list for a shape, spelled as its source spells it.
+LISTS = {
+    "tutorial": lambda shape: [_flat(c, TUTORIAL_KEYS) for c in TUTORIAL_CONFIGS],
+    "inductor": lambda shape: [_flat(c, INDUCTOR_KEYS) for c in inductor_configs(shape)],
+}
+
+
+def _flat(cfg, keys) -> dict:
+    return {**config_kwargs(cfg, keys), "num_warps": cfg.warps, "num_stages": cfg.stages}
+
+
+def _load(source: str, shape) -> list:
+    if source in LISTS:
+        return LISTS[source](shape)
+    path = Path(source)
+    if not path.is_file():
+        raise ValueError(f"--configs must be {', '.join(LISTS)} or a JSON file; no such file: {source}")
+    try:
+        configs = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"cannot read {source} as JSON: {err}") from None
+    if not isinstance(configs, list) or not configs or not all(isinstance(c, dict) for c in configs):
+        raise ValueError(f"{source} must hold a non-empty JSON list of config objects")
+    return configs
+
+
+def cmd_prune(args) -> int:
+    shape = check_shape(args.M, args.N, args.K)  # ValueError names M, N or K
+    configs = _load(args.configs, shape)
+    pruner = Pruner(args.gpu, top_k=args.top)
+    result = pruner.prune(configs, shape)  # ValueError names a knob it cannot read
+    if args.json:
+        doc = {
+            "gpu": args.gpu,
+            "shape": list(shape),
+            "configs": args.configs,
+            "top": args.top,
+            "n_listed": result.n_listed,
+            "skipped_share": result.skipped_share,
+            "kept": [{**config_record(c), "estimate_ms": t} for c, t in zip(result.kept, result.estimates_ms)],
+            "dropped": [
+                {**config_record(configs[i]), "reasons": [r.code for r in why]} for i, why in result.dropped.items()
+            ],
+        }
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return 0
+    best = result.estimates_ms[0]
+    for c, t in zip(result.kept, result.estimates_ms):
+        print(f"{triton_source(c)},  # {fmt_time(t / 1e3)}, {fmt_ratio(t / best)}×")
+    n_drop = len(result.dropped)
+    why = sorted({r.message for rs in result.dropped.values() for r in rs})
+    print(
+        f"\n# {pruner.hw.name}，{'×'.join(map(str, shape))}：{result.n_listed} 个配置留下 {len(result.kept)} 个，"
+        f"跳过 {fmt_percent(result.skipped_share)}"
+        + (f"（其中 {n_drop} 个不能启动：{'；'.join(why)}）" if n_drop else "")
+        + f"。 / kept {len(result.kept)} of {result.n_listed}, skipped {fmt_percent(result.skipped_share)}"
+    )
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """Add ``prune`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
+    p = sub.add_parser(
+        "prune",
+        help="把 Triton 的配置列表剪到值得测的几个 / prune a Triton config list with the model",
+        description="用模型给一张 Triton 配置列表排序：不能启动的去掉，留下估计最快的 --top 个，"
+        "打印成可以直接贴进 @triton.autotune 的 triton.Config(...) 行，附每个的估计时间和跳过的比例。"
+        "和 schedlab.autotune.Pruner 交给 prune_configs_by 的是同一段代码。"
+        " / Keep the --top configs of a list with the best estimates, as triton.Config lines.",
+    )
+    add_shape_arguments(p)
+    p.add_argument(
+        "--configs",
+        default="tutorial",
+        metavar="{tutorial,inductor,FILE}",
+        help="哪张列表：tutorial（Triton 矩阵乘法教程）、inductor（Inductor 的 mm 列表，按形状截过）"
+        "或一个 JSON 文件（triton.Config.__dict__ 或平铺的关键字参数的列表）；默认 tutorial",
+    )
+    p.add_argument("--top", type=positive_int, default=4, help="留下几个（默认 4） / how many to keep")
+    p.add_argument("--json", action="store_true", help="输出 JSON / print JSON")
+    p.set_defaults(func=cmd_prune)
