@@ -5,25 +5,46 @@ The knob space and its pruning (:mod:`schedlab.core.space`), hardware parameters
 analyses (:mod:`schedlab.studies`) and their rendering (:mod:`schedlab.render`).
 """
 
-from schedlab.core.caching import clear_caches
-from schedlab.core.hardware import H100_SOURCES, H100_TC, Hardware, using
-from schedlab.core.landscape import Landscape, landscape
-from schedlab.core.model import Breakdown, ModelTerms, Tiling, evaluate, evaluate_many, explain, gemm_time, tiling
-from schedlab.core.shapes import LECTURE_SHAPES, Shape, study_shapes
-from schedlab.core.space import (
-    SPACE,
-    WARP_GRID,
-    GemmConfig,
-    Launchable,
-    Reason,
-    all_configs,
-    launchable,
-    reasons,
-    static_valid,
-)
-from schedlab.studies.sensitivity import Sensitivity, sensitivity
-from schedlab.studies.shapes import Transfer, transfer
-from schedlab.studies.space import SpaceSummary, space_summary
+import importlib
+
+#: Public name -> the module that defines it. Each is imported on first use (PEP 562), so
+#: ``import schedlab`` is instant and ``python -m schedlab`` imports numpy inside its Ctrl-C guard
+#: (:mod:`schedlab.__main__`).
+_HOMES = {
+    "clear_caches": "schedlab.core.caching",
+    "H100_SOURCES": "schedlab.core.hardware",
+    "H100_TC": "schedlab.core.hardware",
+    "Hardware": "schedlab.core.hardware",
+    "using": "schedlab.core.hardware",
+    "Landscape": "schedlab.core.landscape",
+    "landscape": "schedlab.core.landscape",
+    "Breakdown": "schedlab.core.model",
+    "ModelTerms": "schedlab.core.model",
+    "Tiling": "schedlab.core.model",
+    "evaluate": "schedlab.core.model",
+    "evaluate_many": "schedlab.core.model",
+    "explain": "schedlab.core.model",
+    "gemm_time": "schedlab.core.model",
+    "tiling": "schedlab.core.model",
+    "LECTURE_SHAPES": "schedlab.core.shapes",
+    "Shape": "schedlab.core.shapes",
+    "study_shapes": "schedlab.core.shapes",
+    "SPACE": "schedlab.core.space",
+    "WARP_GRID": "schedlab.core.space",
+    "GemmConfig": "schedlab.core.space",
+    "Launchable": "schedlab.core.space",
+    "Reason": "schedlab.core.space",
+    "all_configs": "schedlab.core.space",
+    "launchable": "schedlab.core.space",
+    "reasons": "schedlab.core.space",
+    "static_valid": "schedlab.core.space",
+    "Sensitivity": "schedlab.studies.sensitivity",
+    "sensitivity": "schedlab.studies.sensitivity",
+    "Transfer": "schedlab.studies.shapes",
+    "transfer": "schedlab.studies.shapes",
+    "SpaceSummary": "schedlab.studies.space",
+    "space_summary": "schedlab.studies.space",
+}
 
 __all__ = [
     "SPACE",
@@ -60,3 +81,16 @@ __all__ = [
     "study_shapes",
     "clear_caches",
 ]
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'schedlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # once imported, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

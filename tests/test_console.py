@@ -669,3 +669,122 @@ def test_topic_tables_load_on_first_use():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "True", "False"]
+
+
+# --- the edges: pipes, full devices, start-up, repeated options ---------------------------------
+
+
+def _buffered_env() -> dict:
+    """The environment of a terminal user: stdout block-buffered into a pipe (no PYTHONUNBUFFERED)."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    env.pop("PYTHONUNBUFFERED", None)
+    return env
+
+
+@pytest.mark.parametrize("args", [[], ["demos", "1"], ["top", "4096", "4096", "4096"]])
+def test_a_closed_pipe_exits_0_quietly(args):
+    """`python -m schedlab | head -1`: the reader is gone, which is no error (as `set -o pipefail` scripts expect)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has left before the first write: every write meets EPIPE
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "schedlab", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            env=_buffered_env(),
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_help_to_a_full_device_fails_in_one_line():
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "schedlab", "--help"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            env=_buffered_env(),
+            timeout=120,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "schedlab: 错误 / error: 无法写出 / cannot write output: No space left on device"
+    ]
+
+
+def test_a_usage_error_with_stderr_on_a_full_device_still_exits_2():
+    # nothing can be said on a full stderr: the status is all (not 120, the interpreter's failed final flush)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "schedlab", "top", "x", "1", "1"],
+            stdout=subprocess.PIPE,
+            stderr=full,
+            env=_buffered_env(),
+            timeout=120,
+        )
+    assert proc.returncode == 2
+
+
+def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path):
+    """A SIGINT during start-up (the imports, before main() runs) ends as one after it: one line, 130."""
+    import signal
+
+    # sitecustomize runs before `-m schedlab`; its finder sends SIGINT when numpy, imported by the package, is found
+    (tmp_path / "sitecustomize.py").write_text(
+        "import os, signal, sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numpy':\n"
+        "            sys.meta_path.remove(self)\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+    )
+    env = dict(_buffered_env(), PYTHONPATH=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "schedlab", "top", "4096", "4096", "4096"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip().splitlines() == ["schedlab: 已中断 / interrupted"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--gpu", "a100-sxm4", "top", "64", "64", "64", "--gpu", "h200-sxm"],
+        ["top", "64", "64", "64", "--gpu", "a100-sxm4", "--gpu", "h200-sxm"],
+        ["--gpu", "a100-sxm4", "--gpu", "h200-sxm", "gpus"],
+    ],
+)
+def test_a_repeated_gpu_is_refused(capsys, args):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--gpu" in err and "a100-sxm4" in err and "h200-sxm" in err
+
+
+def test_one_gpu_before_or_after_the_subcommand_is_used(capsys):
+    before = run_main(capsys, "--gpu", "a100-sxm4", "top", "4096", "4096", "4096", "-n", "1")
+    after = run_main(capsys, "top", "4096", "4096", "4096", "-n", "1", "--gpu", "a100-sxm4")
+    assert before == after != run_main(capsys, "top", "4096", "4096", "4096", "-n", "1")
+
+
+def test_explain_shows_a_small_tflops_with_significant_digits(capsys):
+    bd = explain(GemmConfig(16, 16, 16, 1, 1, 1), 16, 16, 2**24)
+    assert 0 < bd.tflops < 1
+    out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**24))
+    (row,) = [line for line in out.splitlines() if line.startswith("TFLOPS")]
+    assert float(row.split()[-1]) == pytest.approx(bd.tflops, rel=0.05)

@@ -246,11 +246,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sources", action="store_true", help="列出 --gpu 所选 GPU 每个参数的来源 / list the sources")
     p.set_defaults(func=cmd_gpus)
 
-    # --gpu before the subcommand (the top-level default) or after it: a subcommand's own option has no
-    # default, so it never overwrites a --gpu given before the subcommand
-    _add_gpu_option(parser, DEFAULT_PROFILE)
+    # --gpu before the subcommand or after it, each collected in its own list (a subparser fills a namespace
+    # of its own); main() refuses more than one in all
+    _add_gpu_option(parser, "gpu")
     for sub_parser in sub.choices.values():
-        _add_gpu_option(sub_parser, argparse.SUPPRESS)
+        _add_gpu_option(sub_parser, "sub_gpu")
     return parser
 
 
@@ -266,11 +266,15 @@ def cmd_gpus(args) -> int:
     return 0
 
 
-def _add_gpu_option(parser: argparse.ArgumentParser, default_name) -> None:
-    """``--gpu NAME``: the machine every number is computed on (checked in :func:`main`, one line if unknown)."""
+def _add_gpu_option(parser: argparse.ArgumentParser, dest: str) -> None:
+    """``--gpu NAME``: the machine every number is computed on (checked in :func:`main`, one line if unknown).
+
+    Every ``--gpu`` given is appended to ``dest``; :func:`_chosen_gpu` takes the one allowed.
+    """
     parser.add_argument(
         "--gpu",
-        default=default_name,
+        dest=dest,
+        action="append",
         metavar="NAME",
         help=f"用哪块 GPU 的参数（默认 {DEFAULT_PROFILE}；可选 {', '.join(PROFILES)}）"
         " / GPU profile (see `schedlab gpus`)",
@@ -285,41 +289,64 @@ def _tolerant_streams() -> None:
             stream.reconfigure(errors="replace")
 
 
+def _chosen_gpu(parser: argparse.ArgumentParser, args) -> str:
+    """The one ``--gpu`` of the command line, before or after the subcommand, or the default; a usage error if repeated."""
+    given = [*(args.gpu or ()), *(getattr(args, "sub_gpu", None) or ())]
+    if len(given) > 1:
+        parser.error(f"--gpu 只能给一次 / --gpu given more than once: {' '.join(given)}")
+    return given[0] if given else DEFAULT_PROFILE
+
+
 def main(argv=None) -> int:
     """Entry point of ``python -m schedlab`` and the ``schedlab`` script; returns the exit status."""
     _tolerant_streams()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    label = "schedlab"
     try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+            args.gpu = _chosen_gpu(parser, args)
+        except SystemExit:  # --help or a usage error: its text is written now, not at interpreter exit
+            _flush_streams()
+            raise
+        label = f"schedlab {args.command}"
         with using(profile(args.gpu)):  # ValueError naming the known GPUs if unknown
             status = args.func(args)
-        sys.stdout.flush()  # a write error surfaces here, not at interpreter exit
+        _flush_streams()  # a write error surfaces here, not at interpreter exit
         return status
     except ValueError as err:
-        print(f"schedlab {args.command}: 错误 / error: {err}", file=sys.stderr)
+        print(f"{label}: 错误 / error: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # `python -m schedlab | head`
-        sys.stderr.close()
+    except BrokenPipeError:  # `python -m schedlab | head`: the reader has all it wanted
+        _discard(sys.stdout)  # the idiom of the signal module's "Note on SIGPIPE"
         return 0
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
-        print(f"\nschedlab {args.command}: 已中断 / interrupted", file=sys.stderr)
+        print(f"\n{label}: 已中断 / interrupted", file=sys.stderr)
         return 130
     except OSError as err:  # e.g. `> /dev/full`: the output could not be written
-        _discard_stdout()
-        print(
-            f"schedlab {args.command}: 错误 / error: 无法写出 / cannot write output: {err.strerror or err}",
-            file=sys.stderr,
-        )
+        _discard(sys.stdout)
+        print(f"{label}: 错误 / error: 无法写出 / cannot write output: {err.strerror or err}", file=sys.stderr)
         return 1
 
 
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's final flush of unwritten output cannot fail again."""
+def _flush_streams() -> None:
+    """Write out what stdout holds (an OSError if it cannot); what stderr cannot take is dropped: nowhere to say so."""
+    if sys.stderr is not None:
+        try:
+            sys.stderr.flush()
+        except OSError:
+            _discard(sys.stderr)
+    if sys.stdout is not None:  # None when the process started with its stdout closed
+        sys.stdout.flush()
+
+
+def _discard(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null, so that the interpreter's final flush cannot fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # stdout without a file descriptor
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # a stream without a file descriptor
         pass
 
 

@@ -11,6 +11,8 @@ import html
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from schedlab.core.checks import is_number
 from schedlab.core.space import GemmConfig
 from schedlab.core.stats import Interval
@@ -169,7 +171,7 @@ def fmt_whole(x) -> str:
     """A number without decimals: TFLOP/s (the model's absolute numbers deserve no more), a count
     of measurements; ``"—"`` for ``inf`` (a goal not reached in the budget) or NaN.
 
-    :func:`fmt_tflops` and :func:`fmt_trials` are this function, named for what they show.
+    :func:`fmt_trials` is this function, named for what it shows.
 
     Examples
     --------
@@ -180,8 +182,20 @@ def fmt_whole(x) -> str:
     return f"{value:.0f}" if math.isfinite(value) else MISSING
 
 
-#: TFLOP/s, without decimals (:func:`fmt_whole`).
-fmt_tflops = fmt_whole
+def fmt_tflops(x) -> str:
+    """TFLOP/s: without decimals from 10 up (:func:`fmt_whole`), with two significant digits below.
+
+    Examples
+    --------
+    >>> fmt_tflops(922.108), fmt_tflops(3.44), fmt_tflops(0.0634), fmt_tflops(0.0), fmt_tflops(float("inf"))
+    ('922', '3.4', '0.063', '0', '—')
+    """
+    value = check_real(x, "x")
+    if not math.isfinite(value) or abs(value) >= 10 or value == 0:
+        return fmt_whole(value)
+    return np.format_float_positional(value, precision=2, unique=False, fractional=False, trim="-")
+
+
 #: A number of measurements (:func:`fmt_whole`).
 fmt_trials = fmt_whole
 
