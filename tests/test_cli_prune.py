@@ -1,0 +1,62 @@
+"""``python -m schedlab prune``: the kept configs as triton.Config lines, the share skipped, --json, a FILE list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schedlab.autotune import Pruner, read_config
+from schedlab.cli.main import main
+from schedlab.cli.prune import LISTS
+
+
+def run(capsys, *argv):
+    status = main(["prune", *map(str, argv)])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize("source", ["tutorial", "inductor"])
+def test_lines_paste_into_triton(capsys, source):
+    triton = pytest.importorskip("triton")
+    status, out, _ = run(capsys, 512, 4096, 4096, "--gpu", "h100-sxm", "--configs", source, "--top", 3)
+    assert status == 0
+    lines = [line for line in out.splitlines() if line.startswith("triton.Config(")]
+    pasted = [eval(line.split("  # ")[0].rstrip(","), {"triton": triton}) for line in lines]
+    expected = Pruner("h100-sxm", top_k=3).prune(LISTS[source]((512, 4096, 4096)), (512, 4096, 4096)).kept
+    assert [read_config(c) for c in pasted] == [read_config(c) for c in expected]
+    assert "kept 3 of" in out and "skipped" in out
+
+
+def test_json_and_file(capsys, tmp_path):
+    status, out, _ = run(capsys, 4096, 4096, 4096, "--configs", "tutorial", "--top", 4, "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["n_listed"] == 16 and len(doc["kept"]) == 4 and doc["skipped_share"] == 0.75
+    assert len(doc["dropped"]) == 5 and all(d["reasons"] == ["smem"] for d in doc["dropped"])
+    listed = tmp_path / "configs.json"  # Config.__dict__ records, as Triton's autotune cache stores them
+    listed.write_text(json.dumps([{k: v for k, v in c.items() if k != "estimate_ms"} for c in doc["kept"]]))
+    status, again, _ = run(capsys, 4096, 4096, 4096, "--configs", listed, "--top", 4, "--json")
+    assert status == 0 and json.loads(again)["kept"] == doc["kept"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ((0, 4096, 4096), "M must be a positive integer"),
+        ((16, 16, 16, "--configs", "missing.json"), "no such file: missing.json"),
+    ],
+)
+def test_errors_name_the_problem(capsys, argv, message):
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and message in err
+
+
+def test_unreadable_file(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"BM": 64}]')
+    status, _, err = run(capsys, 16, 16, 16, "--configs", bad)
+    assert status == 2 and "no keyword for bm" in err
+    bad.write_text("{}")
+    status, _, err = run(capsys, 16, 16, 16, "--configs", bad)
+    assert status == 2 and "non-empty JSON list" in err
