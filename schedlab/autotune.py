@@ -70,6 +70,7 @@ __all__ = [
     "Pruner",
     "read_config",
     "config_kwargs",
+    "flat_config",
     "config_record",
     "triton_source",
 ]
@@ -176,6 +177,17 @@ def config_kwargs(cfg: GemmConfig, keys=TUTORIAL_KEYS) -> dict[str, int]:
     return {_spellings(keys)[k][0]: getattr(cfg, k) for k in KNOB_KEYS}
 
 
+def flat_config(cfg: GemmConfig, keys=TUTORIAL_KEYS) -> dict[str, int]:
+    """``cfg`` as flat keyword arguments with ``num_warps`` and ``num_stages``: a config :func:`read_config` reads.
+
+    Examples
+    --------
+    >>> flat_config(GemmConfig(bm=64, bn=128, bk=32, warps=4, stages=4, group=8), INDUCTOR_KEYS)
+    {'BLOCK_M': 64, 'BLOCK_N': 128, 'BLOCK_K': 32, 'GROUP_M': 8, 'num_warps': 4, 'num_stages': 4}
+    """
+    return {**config_kwargs(cfg, keys), "num_warps": cfg.warps, "num_stages": cfg.stages}
+
+
 def config_record(config) -> dict:
     """A config as Triton's ``Config.__dict__`` holds it: ``kwargs``, ``num_warps``, ``num_stages``, ``num_ctas``.
 
@@ -244,7 +256,7 @@ class Pruner:
     Examples
     --------
     >>> from schedlab.studies.triton_configs import TUTORIAL_CONFIGS
-    >>> listed = [{**config_kwargs(c), "num_warps": c.warps, "num_stages": c.stages} for c in TUTORIAL_CONFIGS]
+    >>> listed = [flat_config(c) for c in TUTORIAL_CONFIGS]
     >>> p = Pruner("h100-sxm", top_k=4).prune(listed, (4096, 4096, 4096))
     >>> len(p.kept), p.skipped_share, sorted(p.dropped) == [8, 9, 10, 11, 12]
     (4, 0.75, True)

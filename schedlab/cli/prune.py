@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from schedlab.autotune import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_kwargs, config_record, triton_source
+from schedlab.autotune import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source
 from schedlab.cli.args import add_shape_arguments, positive_int
 from schedlab.core.space import check_shape
 from schedlab.render.table import fmt_percent, fmt_ratio, fmt_time
@@ -28,13 +28,9 @@ __all__ = ["add_parsers"]
 
 #: ``--configs`` names -> the list for a shape, spelled as its source spells it.
 LISTS = {
-    "tutorial": lambda shape: [_flat(c, TUTORIAL_KEYS) for c in TUTORIAL_CONFIGS],
-    "inductor": lambda shape: [_flat(c, INDUCTOR_KEYS) for c in inductor_configs(shape)],
+    "tutorial": lambda shape: [flat_config(c, TUTORIAL_KEYS) for c in TUTORIAL_CONFIGS],
+    "inductor": lambda shape: [flat_config(c, INDUCTOR_KEYS) for c in inductor_configs(shape)],
 }
-
-
-def _flat(cfg, keys) -> dict:
-    return {**config_kwargs(cfg, keys), "num_warps": cfg.warps, "num_stages": cfg.stages}
 
 
 def _load(source: str, shape) -> list:
