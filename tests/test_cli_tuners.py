@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 from kernel_tuner import util
 
+from schedlab.cli import tuners as cli_tuners
 from schedlab.cli.main import main
 from schedlab.studies.export import cache_document
-from schedlab.studies.tuners import load_runs, tuner_order
+from schedlab.studies.tuners import BOOK_DATA, load_runs, tuner_order
 
 
 def test_export_writes_what_cache_document_holds_and_t4(tmp_path, capsys):
@@ -58,3 +62,60 @@ def test_tuners_records_runs_the_page_can_replay(tmp_path):
     runs = load_runs(out)
     assert runs.names == ("kt_greedy_ils",) and runs.seeds == (0, 1)
     assert np.array_equal(runs.order("kt_greedy_ils", 1), tuner_order("kt_greedy_ils", (16, 4096, 4096), 10, 1))
+
+
+def _no_recording(*_args, **_kwargs):
+    raise AssertionError("record_runs ran although the output cannot be written")
+
+
+@pytest.mark.parametrize("output", ["{tmp}", "/proc/r.npz", "{tmp}/missing/r.npz"])
+def test_tuners_refuses_an_unwritable_output_before_any_work(tmp_path, capsys, monkeypatch, output):
+    monkeypatch.setattr(cli_tuners, "record_runs", _no_recording)
+    path = output.format(tmp=tmp_path)
+    assert main(["tuners", "16", "16", "16", "--seeds", "1", "-o", path]) == 2
+    assert f"cannot write {path}" in capsys.readouterr().err
+
+
+def test_tuners_writes_the_name_given_and_a_device_in_place(tmp_path, capsys):
+    args = ["tuners", "16", "64", "64", "--seeds", "1", "--budget", "3", "--tuner", "kt_greedy_ils"]
+    assert main([*args, "-o", str(tmp_path / "runs.dat")]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["runs.dat"]
+    assert load_runs(tmp_path / "runs.dat").names == ("kt_greedy_ils",)
+    assert str(tmp_path / "runs.dat") in capsys.readouterr().out
+    assert main([*args, "-o", os.devnull]) == 0
+    assert Path(os.devnull).is_char_device() and not Path(os.devnull + ".npz").exists()
+
+
+def test_tuners_progress_writes_no_carriage_returns_to_a_log(tmp_path, capsys, monkeypatch):
+    def record(shape, names, seeds, budget, noise, hw, progress):
+        for done in range(1, 4):
+            progress(done, 3, "kt_greedy_ils")
+        return load_runs(next(BOOK_DATA.glob("tuner-runs-*.npz")))
+
+    monkeypatch.setattr(cli_tuners, "record_runs", record)
+    assert main(["tuners", "16", "16", "16", "--seeds", "1", "-o", str(tmp_path / "r.npz")]) == 0
+    assert "\r" not in capsys.readouterr().err
+
+
+def test_export_checks_both_paths_before_writing_either(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    assert main(["export", "64", "64", "64", "-o", str(out), "--t4", "/nonexistent/t4.json"]) == 2
+    assert "cannot write /nonexistent/t4.json" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["export", "64", "64", "64", "-o", "/proc/x"]) == 2
+    assert "cannot write /proc/x" in capsys.readouterr().err
+
+
+def test_export_with_stdout_closed_still_writes_both_files(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "schedlab", "export", "64", "64", "64", "-o", "a.json", "--t4", "t4.json"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert json.loads((tmp_path / "a.json").read_text())["problem_size"] == [64, 64, 64]
+    assert json.loads((tmp_path / "t4.json").read_text())["schema_version"] == "1.0.0"

@@ -8,7 +8,13 @@ file would run. The T4 document is validated against the schema Kernel Tuner shi
 from __future__ import annotations
 
 import json
+import os
+import resource
+import signal
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import jsonschema
 import numpy as np
@@ -87,7 +93,7 @@ def test_t4_document_follows_the_schema_kernel_tuner_ships():
 
 
 def test_write_json_names_a_missing_folder(tmp_path):
-    with pytest.raises(ValueError, match="folder does not exist"):
+    with pytest.raises(ValueError, match=f"cannot write {tmp_path}/missing/x.json: its folder .* does not exist"):
         write_json({}, tmp_path / "missing" / "x.json")
 
 
@@ -96,3 +102,37 @@ def test_measured_times_match_a_budgeted_measurer():
     m = Measurer((4096, 4096, 4096), budget=5, seed=3, noise=0.05)
     assert [m.measure(i) for i in (0, 10, 3000)] == list(t[[0, 10, 3000]])
     assert np.all(t > 0)
+
+
+def _run_with_file_size_limit(limit_bytes: int, code: str, cwd) -> subprocess.CompletedProcess:
+    """``python -c code`` whose writes fail past ``limit_bytes`` (EFBIG), as on a disk that fills midway."""
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, preexec_fn=limit
+    )
+
+
+def test_an_export_that_fails_midway_leaves_the_old_file_whole(tmp_path):
+    good = tmp_path / "good.json"
+    write_json(cache_document((64, 64, 64), noise=0), good)
+    before = good.read_bytes()
+    assert len(before) > 200_000
+    code = "import sys; from schedlab.cli.main import main; sys.exit(main(['export', '64', '64', '64', '-o', 'good.json']))"
+    proc = _run_with_file_size_limit(100_000, code, tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "schedlab export: 错误 / error: 无法写出 / cannot write output: good.json: File too large"
+    ]
+    assert good.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.json"]  # no temporary file left
+
+
+def test_write_json_writes_a_device_in_place_and_refuses_a_folder(tmp_path):
+    assert write_json({"a": 1}, os.devnull) == Path(os.devnull)
+    assert Path(os.devnull).is_char_device()
+    with pytest.raises(ValueError, match=f"cannot write {tmp_path}: it is a folder"):
+        write_json({"a": 1}, tmp_path)

@@ -88,3 +88,35 @@ def test_book_data_regenerates(path):
         assert np.array_equal(runs.order(name, seed), live), (
             f"{name} seed {seed} differs from {path.name} (recorded with {runs.versions}): regenerate it"
         )
+
+
+def test_saving_runs_that_fails_midway_leaves_the_old_file_whole(tmp_path):
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    source = next(BOOK_DATA.glob("tuner-runs-*.npz"))
+    target = tmp_path / "runs.npz"
+    target.write_bytes(source.read_bytes())
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    code = f"from schedlab.studies.tuners import load_runs; load_runs({str(source)!r}).save('runs.npz')"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=limit
+    )
+    assert proc.returncode == 1 and "File too large" in proc.stderr
+    assert target.read_bytes() == source.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["runs.npz"]
+
+
+@pytest.mark.parametrize("name", ["runs.dat", "runs"])
+def test_runs_are_saved_under_the_name_given(tmp_path, name):
+    runs = load_runs(next(BOOK_DATA.glob("tuner-runs-*.npz")))
+    assert runs.save(tmp_path / name) == tmp_path / name
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    again = load_runs(tmp_path / name)
+    assert again.names == runs.names and np.array_equal(again.orders, runs.orders)

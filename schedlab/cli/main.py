@@ -323,9 +323,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT
         print(f"\n{label}: 已中断 / interrupted", file=sys.stderr)
         return 130
-    except OSError as err:  # e.g. `> /dev/full`: the output could not be written
+    except OSError as err:  # e.g. `> /dev/full`, or a full disk under an output file: it could not be written
         _discard(sys.stdout)
-        print(f"{label}: 错误 / error: 无法写出 / cannot write output: {err.strerror or err}", file=sys.stderr)
+        what = f"{err.filename}: {err.strerror}" if err.filename else err.strerror or err
+        print(f"{label}: 错误 / error: 无法写出 / cannot write output: {what}", file=sys.stderr)
         return 1
 
 

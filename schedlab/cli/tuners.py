@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
+from schedlab.core.files import check_writable
 from schedlab.studies.export import cache_document, t4_document, write_json
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
 from schedlab.studies.tuners import TUNERS, record_runs
@@ -28,26 +29,35 @@ MAX_TUNER_SEEDS = 1000
 
 def cmd_export(args) -> int:
     shape = (args.M, args.N, args.K)
-    out = write_json(cache_document(shape, args.noise, args.seed, None), args.output)
-    print(f"Kernel Tuner 缓存文件 / cache file: {out}")
+    outputs = [(check_writable(args.output), cache_document)]  # every path checked before any is written
     if args.t4 is not None:
-        print(f"T4 结果 / T4 results: {write_json(t4_document(shape, args.noise, args.seed, None), args.t4)}")
+        outputs.append((check_writable(args.t4), t4_document))
+    written = [write_json(document(shape, args.noise, args.seed, None), path) for path, document in outputs]
+    for label, path in zip(("Kernel Tuner 缓存文件 / cache file", "T4 结果 / T4 results"), written):
+        print(f"{label}: {path}")
     return 0
 
 
+#: A `tuners` run shorter than this shows no progress bar (tqdm's ``delay``).
+PROGRESS_DELAY_S = 1.0
+
+
 def cmd_tuners(args) -> int:
+    from tqdm import tqdm
+
     shape = (args.M, args.N, args.K)
-    output = args.output or Path(f"tuner-runs-{args.M}x{args.N}x{args.K}.npz")
-    if not Path(output).parent.is_dir():
-        raise ValueError(f"output's folder does not exist: {Path(output).parent}")
+    output = check_writable(args.output or f"tuner-runs-{args.M}x{args.N}x{args.K}.npz")  # before minutes of work
+    # tqdm draws on a terminal only (disable=None): a log file gets no carriage returns
+    with tqdm(desc="调优器", unit="次运行", file=sys.stderr, delay=PROGRESS_DELAY_S, leave=False, disable=None) as bar:
 
-    def progress(done, total, label):
-        print(f"\r{done}/{total} {label}", end="", file=sys.stderr, flush=True)
+        def progress(done, total, label):
+            bar.total = total
+            bar.set_postfix_str(label, refresh=False)
+            bar.update(done - bar.n)
 
-    runs = record_runs(
-        shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None, progress=progress
-    )
-    print(file=sys.stderr)
+        runs = record_runs(
+            shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None, progress=progress
+        )
     print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
 

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.space import SPACE, all_configs, as_mnk
@@ -210,9 +211,9 @@ def t4_document(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware
 
 
 def write_json(doc: dict, path) -> Path:
-    """Write ``doc`` as JSON to ``path`` (parent folders must exist); returns the path."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise ValueError(f"path's folder does not exist: {path.parent}")
-    path.write_text(json.dumps(doc))
-    return path
+    """Write ``doc`` as JSON to ``path``, whole or not at all (:func:`~schedlab.core.files.write_atomically`).
+
+    A ValueError naming ``path`` if it cannot be written (a missing folder, a folder); returns the path.
+    """
+    text = json.dumps(doc).encode()
+    return write_atomically(path, lambda f: f.write(text))

@@ -54,6 +54,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.space import SPACE, GemmConfig, as_mnk
@@ -281,10 +282,15 @@ class TunerRuns:
         return row[row >= 0]
 
     def save(self, path) -> Path:
-        """Write the runs to ``path`` (``.npz``)."""
-        path = Path(path)
-        np.savez_compressed(
-            path,
+        """Write the runs to ``path`` as an ``.npz`` archive, under exactly that name, whole or not at all.
+
+        Returns the path (see :func:`~schedlab.core.files.write_atomically`).
+        """
+        return write_atomically(path, self._write)
+
+    def _write(self, f) -> None:
+        np.savez_compressed(  # to an open file: numpy appends no ".npz" to the name
+            f,
             shape=np.array(self.shape),
             names=np.array(self.names),
             seeds=np.array(self.seeds),
@@ -295,7 +301,6 @@ class TunerRuns:
             versions=self.versions,
             orders=self.orders,
         )
-        return path
 
 
 def hardware_fields(hw: Hardware | None = None) -> str:

@@ -1,0 +1,100 @@
+"""Output files: checked before the work that fills them, then written whole or not at all.
+
+:func:`check_writable` probes a path before minutes of work go into it; :func:`write_atomically`
+writes beside the target and renames onto it (:func:`os.replace`), so a write that fails midway
+(a full disk) leaves the old file as it was. The JSON export and the tuners' ``.npz`` both go
+through it.
+
+Examples
+--------
+>>> import json, pathlib, tempfile
+>>> target = pathlib.Path(tempfile.mkdtemp()) / "doc.json"
+>>> write_atomically(target, lambda f: f.write(b'{"a": 1}')) == target, json.loads(target.read_text())
+(True, {'a': 1})
+>>> check_writable("/nonexistent/doc.json")
+Traceback (most recent call last):
+...
+ValueError: cannot write /nonexistent/doc.json: its folder /nonexistent does not exist
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["check_writable", "write_atomically"]
+
+
+def _is_stream(path: Path) -> bool:
+    """Whether ``path`` is an existing device or pipe (``/dev/null``, ``/dev/stdout``): written in place."""
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
+def check_writable(path) -> Path:
+    """``path`` as a :class:`~pathlib.Path` once a file can be written there; a ValueError naming it otherwise.
+
+    A new file is probed by creating (and removing) a temporary file in its folder, which is where
+    :func:`write_atomically` writes first.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"cannot write {path}: it is a folder")
+    if _is_stream(path):
+        if not os.access(path, os.W_OK):
+            raise ValueError(f"cannot write {path}: permission denied")
+        return path
+    if not path.parent.is_dir():
+        raise ValueError(f"cannot write {path}: its folder {path.parent} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as err:
+        raise ValueError(f"cannot write {path}: {err.strerror or err}") from None
+    return path
+
+
+def _new_file_mode() -> int:
+    """The permissions a plain ``open(path, "w")`` would give a new file (0o666 less the umask)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomically(path, write: Callable) -> Path:
+    """Call ``write(f)`` on a binary file beside ``path``, then rename it onto ``path``; returns the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target (checked by :func:`check_writable`). A device or pipe is written in place.
+    write : callable
+        Writes the content to the open binary file it is given.
+
+    Raises
+    ------
+    OSError
+        If the writing fails (its ``filename`` is ``path``); ``path`` then holds what it held before
+        and the temporary file is removed.
+    """
+    path = check_writable(path)
+    if _is_stream(path):
+        with open(path, "wb") as f:
+            write(f)
+        return path
+    mode = path.stat().st_mode & 0o777 if path.exists() else _new_file_mode()
+    tmp = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".part", delete=False)
+    try:
+        with tmp:
+            write(tmp)
+        os.chmod(tmp.name, mode)
+        os.replace(tmp.name, path)
+    except BaseException as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp.name)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
+    return path
