@@ -474,3 +474,11 @@ def test_demo_on_another_gpu_counts_its_space(capsys):
     status, out, _ = run_console(["demos", "1", "--gpu", "a100-sxm4"], capsys)
     assert status == 0
     assert str(len(launchable(A100_SXM4).configs)) in out and "3744" not in out
+
+
+def test_hardware_transfer_tells_machines_apart_by_value_not_by_name():
+    fewer = dataclasses.replace(H100_TC, n_sm=114)  # same name, another machine
+    t = hardware_transfer((4096, 4096, 4096), [H100_TC, fewer])
+    assert t.hardware == (H100_TC, fewer) and t.matrix.shape == (2, 2)
+    with pytest.raises(ValueError, match="gpus must be distinct machines"):
+        hardware_transfer((4096, 4096, 4096), ["h100-lecture", H100_TC])  # one machine under two names

@@ -313,3 +313,22 @@ def test_tie_groups_partition_the_launchable_configs_by_time(shape):
             rebuilt.add(tuple(knob_values[k] for k in SPACE))
         assert rebuilt == {c.as_tuple() for c in g.configs}
     assert all(a.time_s * (1 + TIE_RTOL) < b.time_s for a, b in zip(groups, groups[1:]))
+
+
+@FAST
+@given(
+    shape=shapes(),
+    regs=st.integers(1, 2**17),
+    threads=st.integers(1, 4096),
+    smem_limit=st.integers(1, 228 * 1024),
+)
+def test_every_launchable_config_is_priced_on_any_machine_or_none_launches(shape, regs, threads, smem_limit):
+    """A machine with fewer registers, threads or shared memory than the H100 prices what launches on it
+    (never NaN: a block that fits no SM is unlaunchable, with its reason), or says nothing launches."""
+    hw = dataclasses.replace(H100_TC, regs_per_sm=regs, max_threads_per_sm=threads, smem_limit=smem_limit)
+    try:
+        land = landscape(shape, hw)
+    except ValueError as err:
+        assert "no configuration can launch" in str(err)
+        return
+    assert np.all(np.isfinite(land.time_s)) and np.all(land.time_s > 0)

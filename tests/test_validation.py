@@ -16,6 +16,7 @@ from schedlab import (
     explain,
     gemm_time,
     landscape,
+    launchable,
     reasons,
     sensitivity,
     space_summary,
@@ -379,3 +380,27 @@ class TestEvaluateMany:
         from schedlab.core.model import evaluate_many
 
         assert evaluate_many([], [GemmConfig(*GOOD)])["time_s"].shape == (0, 1)
+
+
+# --- machines the model cannot price -------------------------------------------------------
+
+
+def test_a_block_that_fits_no_sm_cannot_launch_and_says_why():
+    few_regs = dataclasses.replace(H100_TC, regs_per_sm=32768)
+    land = landscape((4096, 4096, 4096), few_regs)
+    assert np.isfinite(land.time_s).all() and np.isfinite(land.best_time_s)
+    dropped = set(launchable().configs) - set(land.configs)
+    assert len(dropped) == 96
+    assert {r.code for cfg in dropped for r in reasons(cfg, few_regs)} == {"occupancy"}
+
+
+@pytest.mark.parametrize("field", ["n_sm", "l2_bytes", "max_blocks_per_sm"])
+def test_a_count_past_a_c_int_is_refused_by_name(field):
+    with pytest.raises(ValueError, match=f"Hardware.{field} must be at most 2147483647"):
+        dataclasses.replace(H100_TC, **{field: 10**30})
+
+
+def test_a_machine_where_nothing_launches_says_so():
+    tiny = dataclasses.replace(H100_TC, smem_limit=1)
+    with pytest.raises(ValueError, match="no configuration can launch on"):
+        landscape((64, 64, 64), tiny)

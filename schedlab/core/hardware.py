@@ -43,6 +43,9 @@ __all__ = [
 ]
 
 KiB = 1024
+#: Largest count field of a :class:`Hardware`: a C ``int``, as CUDA's device properties hold them
+#: (larger values would overflow the model's int64 products of counts).
+MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
 
 
@@ -144,6 +147,8 @@ class Hardware:
             value = int(value) if counts else float(value)
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"Hardware.{f.name} must be positive and finite, got {value!r}")
+            if counts and value > MAX_COUNT:
+                raise ValueError(f"Hardware.{f.name} must be at most {MAX_COUNT} (a C int), got {value!r}")
             object.__setattr__(self, f.name, value)
         if self.l2_partitions > self.l2_bytes:
             raise ValueError(f"Hardware.l2_partitions ({self.l2_partitions}) exceeds l2_bytes ({self.l2_bytes})")

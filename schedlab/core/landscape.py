@@ -238,6 +238,8 @@ def landscape(shape, hw: Hardware | None = None) -> Landscape:
 @memoised(maxsize=256)
 def _landscape(mnk: tuple[int, int, int], hw: Hardware) -> Landscape:
     space = launchable(hw)
+    if not space.configs:
+        raise ValueError(f"no configuration can launch on {hw.name} (schedlab.space_summary(hw) says why)")
     time_s = evaluate(space.array, *mnk, hw).time_s
     time_s.flags.writeable = False
     return Landscape(shape=mnk, configs=space.configs, time_s=time_s, hw=hw, index=space.index)

@@ -32,6 +32,7 @@ __all__ = [
     "check_knob",
     "pipeline_smem_bytes",
     "launch_checks",
+    "occupancy",
     "Launchable",
     "launchable",
     "reasons",
@@ -270,6 +271,21 @@ def pipeline_smem_bytes(bm, bn, bk, stages, hw: Hardware):
     return stages * (bm + bn) * bk * hw.bytes_per_element
 
 
+def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
+    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 5+)`` config array."""
+    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
+    wy, wx = warp_grid(warps)
+    threads = warps * hw.warp_size
+    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
+    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
+    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw)
+    by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
+    by_regs = hw.regs_per_sm // (regs * threads)
+    by_threads = hw.max_threads_per_sm // threads
+    r = np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
+    return wy, wx, regs, smem, r
+
+
 def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.ndarray]:
     """Vectorised pruning: for an ``(n, 6)`` config array, one boolean array per failure code.
 
@@ -280,7 +296,9 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
     - ``smem``: :func:`pipeline_smem_bytes` ``> smem_limit``;
     - ``mma``: ``wm < 16`` or ``wn < 8`` (the warp tile is smaller than one m16n8 mma);
     - ``registers`` (only when the mma check passes): ``wm * wn / 32 + 40 > 255``,
-      one FP32 accumulator register per output element per thread plus the rest.
+      one FP32 accumulator register per output element per thread plus the rest;
+    - ``occupancy`` (only when the others pass): one block needs more registers, threads or shared
+      memory than one SM has (:func:`occupancy` gives 0 resident blocks). Never on the four profiles.
     """
     hw = check_hardware(hw)
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
@@ -289,7 +307,8 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
     smem = pipeline_smem_bytes(bm, bn, bk, stages, hw) > hw.smem_limit
     mma = (wm < hw.mma_m) | (wn < hw.mma_n)
     regs = ~mma & (wm * wn // hw.warp_size + hw.base_regs_per_thread > hw.max_regs_per_thread)
-    return {"smem": smem, "mma": mma, "registers": regs}
+    fits_no_sm = ~(smem | mma | regs) & (occupancy(arr, hw)[-1] == 0)
+    return {"smem": smem, "mma": mma, "registers": regs, "occupancy": fits_no_sm}
 
 
 def _messages(hw: Hardware) -> dict[str, str]:
@@ -297,6 +316,7 @@ def _messages(hw: Hardware) -> dict[str, str]:
         "smem": f"共享内存超过 {hw.smem_limit // KiB} KB",
         "mma": f"warp 的块小于一条 mma（{hw.mma_m}×{hw.mma_n}）",
         "registers": f"每线程寄存器超过 {hw.max_regs_per_thread}",
+        "occupancy": "一个块要的寄存器、线程或共享内存超过一个 SM 所有",
     }
 
 

@@ -20,6 +20,7 @@ REASON_STYLE = {
     "mma": ("#d4d4d4", "小于\nmma"),
     "registers": ("#f3c9a5", "寄存器\n不够"),
     "smem": ("#c9dcee", "共享\n内存"),
+    "occupancy": ("#e2d4ef", "SM\n放不下"),
 }
 
 

@@ -52,7 +52,8 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
     if not pairs:
         raise ValueError("gpus must name at least one GPU")
     labels = tuple(label for label, _hw in pairs)
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"gpus must be distinct, got {labels}")
+    machines = tuple(hw for _label, hw in pairs)
+    if len(set(machines)) != len(machines):  # compared by value: one name may label two machines
+        raise ValueError(f"gpus must be distinct machines, got {labels}")
     lands = [landscape(mnk, hw) for _label, hw in pairs]
-    return HardwareTransfer(shape=mnk, gpus=labels, hardware=tuple(hw for _label, hw in pairs), **cross_costs(lands))
+    return HardwareTransfer(shape=mnk, gpus=labels, hardware=machines, **cross_costs(lands))

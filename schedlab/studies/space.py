@@ -42,9 +42,14 @@ def space_summary(hw: Hardware | None = None) -> SpaceSummary:
     # one example config per code gives the code's message for this hardware
     messages = {}
     for j, code in enumerate(checks):
+        if not failed[:, j].any():
+            continue
         example = all_configs()[int(np.argmax(failed[:, j]))]
         messages[code] = next(r for r in reasons(example, hw) if r.code == code)
-    counts = sorted(((messages[code], int(failed[:, j].sum())) for j, code in enumerate(checks)), key=lambda rc: -rc[1])
+    counts = sorted(
+        ((messages[code], int(failed[:, j].sum())) for j, code in enumerate(checks) if code in messages),
+        key=lambda rc: -rc[1],
+    )
     n_fail = failed.sum(axis=1)
     return SpaceSummary(
         n_configs=len(arr),

@@ -79,8 +79,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
 
 
 def _launchable_mask(arr: np.ndarray, hw: Hardware) -> np.ndarray:
-    checks = launch_checks(arr, hw)
-    return ~(checks["smem"] | checks["mma"] | checks["registers"])
+    return ~np.any(np.stack(list(launch_checks(arr, hw).values())), axis=0)
 
 
 def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import GemmConfig, config_array, pipeline_smem_bytes, warp_grid
+from schedlab.core.space import GemmConfig, config_array, occupancy
 
 __all__ = [
     "TERMS",
@@ -141,21 +141,6 @@ class Tiling:
 
 
 # --- grid, occupancy and waves ---------------------------------------------------------------------------
-
-
-def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
-    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 5+)`` config array."""
-    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    wy, wx = warp_grid(warps)
-    threads = warps * hw.warp_size
-    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
-    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
-    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw)
-    by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
-    by_regs = hw.regs_per_sm // (regs * threads)
-    by_threads = hw.max_threads_per_sm // threads
-    r = np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
-    return wy, wx, regs, smem, r
 
 
 def blocks_per_sm(arr: np.ndarray, hw: Hardware | None = None) -> np.ndarray:
