@@ -10,6 +10,7 @@ import io
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -731,7 +732,12 @@ def test_a_usage_error_with_stderr_on_a_full_device_still_exits_2():
     assert proc.returncode == 2
 
 
-def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path):
+@pytest.mark.parametrize(
+    "command",
+    [[sys.executable, "-m", "schedlab"], [str(Path(sys.executable).with_name("schedlab"))]],
+    ids=["python -m schedlab", "schedlab script"],
+)
+def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path, command):
     """A SIGINT during start-up (the imports, before main() runs) ends as one after it: one line, 130."""
     import signal
 
@@ -748,7 +754,7 @@ def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path):
     )
     env = dict(_buffered_env(), PYTHONPATH=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, "-m", "schedlab", "top", "4096", "4096", "4096"],
+        [*command, "top", "4096", "4096", "4096"],
         capture_output=True,
         text=True,
         encoding="utf-8",
