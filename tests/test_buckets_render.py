@@ -315,11 +315,11 @@ def test_buckets_skips_the_up_rounding_past_the_grid(capsys):
 
 
 def test_buckets_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
-    import schedlab.cli.main as cli
+    import schedlab.cli.progress as cli
 
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)
-    monkeypatch.setattr(cli, "BUCKETS_PROGRESS_DELAY_S", 0.0)
+    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0.0)
     assert main(["buckets", "4096", "4096", "--M-max", "48"]) == 0
     assert "扫描 M" in term.getvalue() and f"/{len(B.decode_ms(48))}" in term.getvalue()
     assert "集合覆盖" in capsys.readouterr().out

@@ -475,7 +475,7 @@ class _Terminal(io.StringIO):
 
 
 def test_search_shows_a_progress_bar_on_a_terminal_only_after_the_delay(monkeypatch, capsys):
-    import schedlab.cli.main as cli
+    import schedlab.cli.progress as cli
 
     term = _Terminal()
     monkeypatch.setattr(sys, "stderr", term)

@@ -33,6 +33,7 @@ from schedlab.cli import prune as cli_prune
 from schedlab.cli import tuners as cli_tuners
 from schedlab.cli.args import add_shape_arguments, int_up_to, noise_sigma, number_in, positive_int
 from schedlab.cli.demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
+from schedlab.cli.progress import progress_bar, report_to
 from schedlab.console import print_render_table
 from schedlab.core.hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, profile, using
 from schedlab.core.landscape import landscape
@@ -87,8 +88,6 @@ def cmd_explain(args) -> int:
 
 # --- search -------------------------------------------------------------------------------
 
-#: A search run shorter than this shows no progress bar (tqdm's ``delay``).
-PROGRESS_DELAY_S = 1.0
 #: Most seeds one `search` run may ask for (memory grows with seeds × 3744 configs).
 MAX_SEEDS = 1000
 
@@ -98,25 +97,9 @@ def cmd_search(args) -> int:
     land = landscape(shape)  # validates the shape (ValueError names M, N or K)
     chosen = set(args.strategy or STRATEGIES)
     names = tuple(name for name in STRATEGIES if name in chosen)  # the comparison's order, no repeats
-    from tqdm import tqdm
-
-    with tqdm(
-        total=len(names),
-        desc="搜索",
-        unit="个策略",
-        file=sys.stderr,
-        delay=PROGRESS_DELAY_S,
-        leave=False,
-        disable=None,
-        dynamic_ncols=True,
-    ) as bar:
-
-        def progress(done: int, total: int, label: str) -> None:
-            bar.set_postfix_str(label, refresh=False)
-            bar.update(done - bar.n)
-
+    with progress_bar(total=len(names), desc="搜索", unit="个策略") as bar:
         comparison = compare(
-            [shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise, progress=progress
+            [shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise, progress=report_to(bar)
         )
     print_render_table(render.search_shape_table(comparison, shape))
     n, k = len(land.configs), land.n_within(NEAR)
@@ -353,27 +336,14 @@ def _discard(stream) -> None:
 
 # --- buckets ------------------------------------------------------------------------------------
 
-#: A `buckets` sweep shorter than this shows no progress bar (tqdm's ``delay``).
-BUCKETS_PROGRESS_DELAY_S = 1.0
 #: Largest ``--M-max`` of `buckets` (the sweep evaluates every launchable config about twice per 16 rows).
 MAX_M = 4096
 
 
 def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...]):
     """:func:`schedlab.studies.buckets.sweep` one ``M`` at a time, with a progress bar on stderr for long sweeps."""
-    from tqdm import tqdm
-
     rows, elapsed, one = [], 0.0, None
-    with tqdm(
-        Ms,
-        desc="扫描 M",
-        unit="个 M",
-        file=sys.stderr,
-        delay=BUCKETS_PROGRESS_DELAY_S,
-        leave=False,
-        disable=None,
-        dynamic_ncols=True,
-    ) as bar:
+    with progress_bar(Ms, desc="扫描 M", unit="个 M") as bar:
         for M in bar:
             one = buckets.sweep(N, K, Ms=(M,))
             rows.append(one.time_s[0])

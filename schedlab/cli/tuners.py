@@ -12,10 +12,10 @@ search page replays; it is the documented command that regenerates ``book/data``
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
+from schedlab.cli.progress import progress_bar, report_to
 from schedlab.core.files import check_writable
 from schedlab.studies.export import cache_document, t4_document, write_json
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
@@ -38,25 +38,18 @@ def cmd_export(args) -> int:
     return 0
 
 
-#: A `tuners` run shorter than this shows no progress bar (tqdm's ``delay``).
-PROGRESS_DELAY_S = 1.0
-
-
 def cmd_tuners(args) -> int:
-    from tqdm import tqdm
-
     shape = (args.M, args.N, args.K)
     output = check_writable(args.output or f"tuner-runs-{args.M}x{args.N}x{args.K}.npz")  # before minutes of work
-    # tqdm draws on a terminal only (disable=None): a log file gets no carriage returns
-    with tqdm(desc="调优器", unit="次运行", file=sys.stderr, delay=PROGRESS_DELAY_S, leave=False, disable=None) as bar:
-
-        def progress(done, total, label):
-            bar.total = total
-            bar.set_postfix_str(label, refresh=False)
-            bar.update(done - bar.n)
-
+    with progress_bar(desc="调优器", unit="次运行") as bar:
         runs = record_runs(
-            shape, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, args.noise, None, progress=progress
+            shape,
+            args.tuner or tuple(TUNERS),
+            range(args.seeds),
+            args.budget,
+            args.noise,
+            None,
+            progress=report_to(bar),
         )
     print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
