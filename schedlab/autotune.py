@@ -58,7 +58,7 @@ import numpy as np
 from schedlab.core.checks import check_int, is_number
 from schedlab.core.hardware import Hardware, resolve_gpu
 from schedlab.core.model import evaluate
-from schedlab.core.space import GemmConfig, as_mnk, reasons
+from schedlab.core.space import TRITON_NAMES, GemmConfig, as_mnk, reasons
 
 __all__ = [
     "TUTORIAL_ARGS",
@@ -85,7 +85,7 @@ TUTORIAL_ARGS = MappingProxyType({"M": "M", "N": "N", "K": "K", "dtype": "a_ptr"
 TUTORIAL_KEYS = MappingProxyType(
     {"bm": "BLOCK_SIZE_M", "bn": "BLOCK_SIZE_N", "bk": "BLOCK_SIZE_K", "group": "GROUP_SIZE_M"}
 )
-INDUCTOR_KEYS = MappingProxyType({"bm": "BLOCK_M", "bn": "BLOCK_N", "bk": "BLOCK_K", "group": "GROUP_M"})
+INDUCTOR_KEYS = MappingProxyType({knob: TRITON_NAMES[knob] for knob in TUTORIAL_KEYS})
 #: Knob -> the keyword spellings accepted for it, by default: the tutorial's and Inductor's.
 KNOB_KEYS = MappingProxyType({knob: (TUTORIAL_KEYS[knob], INDUCTOR_KEYS[knob]) for knob in TUTORIAL_KEYS})
 #: Element types the model prices (2-byte tensor-core inputs), as ``str(dtype)`` ends for torch

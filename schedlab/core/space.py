@@ -23,6 +23,7 @@ from schedlab.core.hardware import Hardware, KiB, check_hardware, default
 __all__ = [
     "SPACE",
     "KNOB_NAMES",
+    "TRITON_NAMES",
     "WARP_GRID",
     "warp_grid",
     "GemmConfig",
@@ -56,6 +57,18 @@ SPACE = MappingProxyType(
     }
 )
 KNOB_NAMES = tuple(SPACE)
+#: Each knob's name in Triton: the ``triton.Config`` keyword (the tile sizes and ``GROUP_M``, as the
+#: tutorial-style kernels and Inductor spell them) or attribute (``num_warps``, ``num_stages``).
+TRITON_NAMES = MappingProxyType(
+    {
+        "bm": "BLOCK_M",
+        "bn": "BLOCK_N",
+        "bk": "BLOCK_K",
+        "warps": "num_warps",
+        "stages": "num_stages",
+        "group": "GROUP_M",
+    }
+)
 
 #: num_warps -> (warps along M, warps along N): how a block's warps tile its BM x BN output.
 WARP_GRID = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})

@@ -17,7 +17,7 @@ Examples
 from __future__ import annotations
 
 from schedlab.core.shapes import LECTURE_SHAPES, Shape
-from schedlab.core.space import SPACE, as_mnk
+from schedlab.core.space import SPACE, TRITON_NAMES, as_mnk
 
 __all__ = [
     "KNOB_LABELS",
@@ -43,15 +43,8 @@ __all__ = [
 
 # --- knobs ----------------------------------------------------------------------------------
 
-#: Knob key of ``SPACE`` -> the name a Triton user knows it by.
-KNOB_LABELS = {
-    "bm": "BLOCK_M",
-    "bn": "BLOCK_N",
-    "bk": "BLOCK_K",
-    "warps": "num_warps",
-    "stages": "num_stages",
-    "group": "GROUP_M",
-}
+#: Knob key of ``SPACE`` -> its label: the name a Triton user knows it by (:data:`~schedlab.core.space.TRITON_NAMES`).
+KNOB_LABELS = TRITON_NAMES
 
 #: Knob key of ``SPACE`` -> a short Chinese gloss (the figures' panel titles add it to the Triton name).
 KNOB_GLOSSES = {

@@ -42,11 +42,10 @@ import numpy as np
 from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
-from schedlab.core.space import SPACE, all_configs, as_mnk
+from schedlab.core.space import SPACE, TRITON_NAMES, all_configs, as_mnk
 from schedlab.studies.search import DEFAULT_NOISE, Measurer
 
 __all__ = [
-    "TRITON_NAMES",
     "KERNEL_NAME",
     "cache_document",
     "cache_from_times",
@@ -55,15 +54,6 @@ __all__ = [
     "measured_times_s",
 ]
 
-#: ``SPACE`` knob -> the name a Triton kernel gives it (the keys of the exported ``tune_params``).
-TRITON_NAMES = {
-    "bm": "BLOCK_M",
-    "bn": "BLOCK_N",
-    "bk": "BLOCK_K",
-    "warps": "num_warps",
-    "stages": "num_stages",
-    "group": "GROUP_M",
-}
 #: The kernel name written into exported files (Kernel Tuner checks it when it reads a cache).
 KERNEL_NAME = "schedlab_matmul"
 _INVALID = "InvalidConfig"  # Kernel Tuner's marker of a configuration that fails its restrictions

@@ -57,8 +57,8 @@ import numpy as np
 from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
-from schedlab.core.space import SPACE, GemmConfig, as_mnk
-from schedlab.studies.export import TRITON_NAMES, cache_from_times, measured_times_s, write_json
+from schedlab.core.space import SPACE, TRITON_NAMES, GemmConfig, as_mnk
+from schedlab.studies.export import cache_from_times, measured_times_s, write_json
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
 
 __all__ = [
