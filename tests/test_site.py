@@ -140,13 +140,6 @@ def test_lecture_terms_are_whole_search_terms(built_site, word):
     assert word in search_terms(built_site), f"{word} is not a search term (jieba cut it apart)"
 
 
-@pytest.fixture(scope="module")
-def clean_rebuild(built_site):
-    """The site as a clean build leaves it: every build executes each page it reads (nb_execution_mode =
-    "force"), so the session's build is one; building it again from nothing would build the same thing."""
-    return built_site
-
-
 def _shown_outputs(notebook):
     """Code cells with an output a reader sees (glue records are data for the page, not displays)."""
     return [
@@ -161,14 +154,14 @@ def _shown_outputs(notebook):
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
-def test_notebook_downloads_carry_outputs_after_a_clean_build(clean_rebuild, page):
+def test_notebook_downloads_carry_outputs(built_site, page):
     import nbformat
 
-    notebook = nbformat.read(clean_rebuild / "_sources" / f"{page}.ipynb", as_version=4)
+    notebook = nbformat.read(built_site / "_sources" / f"{page}.ipynb", as_version=4)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert code, f"{page}: the download has no code cells"
     assert all(isinstance(c.execution_count, int) for c in code), f"{page}: the download has cells never run"
-    shown_on_page = page_html(clean_rebuild, page).count('<div class="cell_output')
+    shown_on_page = page_html(built_site, page).count('<div class="cell_output')
     # myst-nb keeps glue records out of the notebook it writes: a page whose cells only glue shows no output
     assert any(c.outputs for c in code) or not shown_on_page, f"{page}: the download has no outputs"
     assert len(_shown_outputs(notebook)) >= shown_on_page, (
