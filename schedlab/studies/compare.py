@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedlab.core.checks import is_integer
+from schedlab.core.checks import check_int, is_integer
 from schedlab.core.hardware import Hardware
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence
 from schedlab.core.stats import Interval, order_statistic, trials_interval
@@ -31,7 +31,6 @@ from schedlab.studies.search import (
     DEFAULT_SHAPES,
     STRATEGIES,
     Core,
-    check_count,
     check_factor,
     check_noise,
     check_seeds,
@@ -211,7 +210,7 @@ def compare(
     seeds = check_seeds(seeds)
     noise = check_noise(noise)
     factor = check_factor(factor)
-    budget_in = check_count("budget", budget, 1)
+    budget_in = check_int("budget", budget, minimum=1)
     contexts = [search_context(s, hw) for s in shapes]
     n = contexts[0].n_configs
     budget = min(budget_in, n)

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.core.caching import memoised
-from schedlab.core.checks import check_number
+from schedlab.core.checks import check_int, check_number
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import study_shapes
@@ -127,7 +127,7 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
     True
     """
     sigma = _check_sigma(sigma)
-    seed = search.check_count("seed", seed, 0)
+    seed = check_int("seed", seed, minimum=0)
     return _field(_knob_index(config_array(configs)), sigma, seed)
 
 
@@ -317,7 +317,7 @@ def guide_study(
     seeds = search.check_seeds(seeds)
     noise = search.check_noise(noise)
     factor = search.check_factor(factor)
-    budget = search.check_count("budget", budget, 1)
+    budget = check_int("budget", budget, minimum=1)
     trials = np.empty((len(truths), len(tuners), len(seeds)))
     for t, truth in enumerate(truths):
         ctx = search.search_context(mnk, truth.hw)

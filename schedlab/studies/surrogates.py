@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from schedlab.core.caching import memoised
+from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.space import SPACE, GemmConfig, as_mnk, check_sequence, launchable
@@ -125,7 +126,7 @@ def ablation(
         raise ValueError(f"surrogates must name some of {SURROGATES}, got {bad or surrogates!r}")
     seeds = search.check_seeds(seeds)
     noise, factor = search.check_noise(noise), search.check_factor(factor)
-    budget = search.check_count("budget", budget, 1)
+    budget = check_int("budget", budget, minimum=1)
     trials = np.empty((len(mnks), len(surrogates), len(seeds)))
     for i, mnk in enumerate(mnks):
         ctx = search.search_context(mnk, hw)

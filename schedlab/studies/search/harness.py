@@ -65,7 +65,6 @@ __all__ = [
     "strategy_seed_sequence",
     "trials_to_within",
     "first_within",
-    "check_count",
     "check_seeds",
     "check_noise",
     "check_factor",
@@ -86,14 +85,6 @@ _NOISE_STREAM, _STRATEGY_STREAM = 0, 1
 
 
 # --- validation -------------------------------------------------------------------------
-
-
-def check_count(name: str, value, minimum: int) -> int:
-    """``value`` as an int if it is an integer ``>= minimum``; else ``ValueError`` naming ``name``.
-
-    :func:`schedlab.core.checks.check_int` with a lower bound only, under the name callers of this module use.
-    """
-    return check_int(name, value, minimum=minimum)
 
 
 def check_seeds(seeds) -> tuple[int, ...]:
