@@ -19,7 +19,16 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term
-from schedlab.core.model.terms import TERMS, Breakdown, ModelTerms, kernel_time, occupancy, on_chip_terms, step_time
+from schedlab.core.model.terms import (
+    TERMS,
+    Breakdown,
+    ModelTerms,
+    blocks_per_wave,
+    kernel_time,
+    occupancy,
+    on_chip_terms,
+    step_time,
+)
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence, check_shape, config_array, launch_checks, reasons
 
 __all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
@@ -239,7 +248,7 @@ def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
     """:func:`_groups` of the configuration array held in ``rows`` (read-only arrays: they are shared)."""
     arr = np.frombuffer(rows, dtype=np.int64).reshape(n, 6)
     base, base_of = np.unique(arr[:, :5], axis=0, return_inverse=True)
-    per_wave = hw.n_sm * np.maximum(occupancy(base, hw)[-1], 1)
+    per_wave = blocks_per_wave(occupancy(base, hw)[-1], hw)
     tiles, tile_of = np.unique(np.stack([base[:, 0], base[:, 1], per_wave], axis=1), axis=0, return_inverse=True)
     tile_of = tile_of.ravel()
     by_tile = np.argsort(tile_of, kind="stable")

@@ -40,6 +40,7 @@ __all__ = [
     "Tiling",
     "tiling",
     "blocks_per_sm",
+    "blocks_per_wave",
     "occupancy",
     "on_chip_terms",
     "step_time",
@@ -172,13 +173,18 @@ def tiling(arr: np.ndarray, M, N, K, hw: Hardware | None = None) -> Tiling:
     return _tiling(config_array(arr), M, N, K, check_hardware(hw))
 
 
+def blocks_per_wave(blocks_per_sm: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Blocks that run at once: ``n_sm * max(blocks_per_sm, 1)`` (a block that fits no SM is priced as one)."""
+    return hw.n_sm * np.maximum(blocks_per_sm, 1)
+
+
 def _tiling(arr: np.ndarray, M, N, K, hw: Hardware) -> Tiling:
     """:func:`tiling` without validating its arguments (the pricing loop's path)."""
     bm, bn, bk = arr[:, 0], arr[:, 1], arr[:, 2]
     wy, wx, regs, smem, r = occupancy(arr, hw)
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
-    per_wave = hw.n_sm * np.maximum(r, 1)
+    per_wave = blocks_per_wave(r, hw)
     full, tail = blocks // per_wave, blocks % per_wave
     return Tiling(
         grid_m=grid_m,
