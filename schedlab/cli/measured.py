@@ -64,7 +64,8 @@ def cmd_measured_tuners(args) -> int:
     args.output.mkdir(parents=True, exist_ok=True)
     for path in args.landscapes:
         m = _read(path)
-        output = check_writable(args.output / f"runs-{_stem(path)}.npz")  # before minutes of work
+        tag = f"-{args.tag}" if args.tag else ""
+        output = check_writable(args.output / f"runs-{_stem(path)}{tag}.npz")  # before minutes of work
         with progress_bar(desc=_stem(path), unit="次运行") as bar:
             runs = record_runs(m, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, report_to(bar))
         print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
@@ -99,4 +100,5 @@ def add_parsers(sub) -> None:
     )
     p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME", help="只跑这些")
     p.add_argument("-o", "--output", type=Path, default=Path("."), help="输出文件夹（默认当前文件夹）")
+    p.add_argument("--tag", default="", help="输出文件名 runs-<名字>-<tag>.npz 的后缀（分批记录时区分）")
     p.set_defaults(func=cmd_measured_tuners)

@@ -6,7 +6,18 @@ from schedlab.render.labels import strategy_label
 from schedlab.render.table import MISSING, Table, fmt_interval, fmt_percent, fmt_whole
 from schedlab.studies.measured import FLAT, MeasuredComparison, Structure
 
-__all__ = ["structure_table", "measured_trials_table"]
+__all__ = ["device_label", "structure_table", "measured_trials_table"]
+
+
+def device_label(device: str) -> str:
+    """A GPU's name as the page writes it: no vendor and brand prefix, a laptop part marked.
+
+    Examples
+    --------
+    >>> device_label("NVIDIA GeForce RTX 3060 Laptop GPU"), device_label("Synthetic GPU")
+    ('RTX 3060 笔记本', 'Synthetic GPU')
+    """
+    return device.removeprefix("NVIDIA ").removeprefix("GeForce ").replace(" Laptop GPU", " 笔记本")
 
 
 def structure_table(structures) -> Table:
@@ -44,25 +55,34 @@ def structure_table(structures) -> Table:
     return Table(title, headers, rows)
 
 
-def measured_trials_table(comparison: MeasuredComparison, labels=None) -> Table:
-    """Median trials to the goal [interval] and reach, one row per strategy, one column pair per landscape.
+def measured_trials_table(comparisons, labels=None) -> Table:
+    """Median trials to the goal [interval] and reach: one row per strategy, a column pair per landscape.
 
-    ``labels`` (landscape name -> column label) shortens the column headers.
+    ``comparisons`` is one :class:`~schedlab.studies.measured.MeasuredComparison` or several over the
+    same landscapes (say, this package's strategies over many seeds and the recorded real tuners
+    over fewer): their rows follow one another, each with its number of seeds. ``labels``
+    (landscape name -> column label) shortens the column headers.
     """
-    if not isinstance(comparison, MeasuredComparison):
-        raise ValueError(f"comparison must be a MeasuredComparison, got {type(comparison).__name__}")
+    if isinstance(comparisons, MeasuredComparison):
+        comparisons = [comparisons]
+    comparisons = list(comparisons)
+    if not comparisons or not all(isinstance(c, MeasuredComparison) for c in comparisons):
+        raise ValueError("comparisons must be MeasuredComparison records")
+    first = comparisons[0]
+    if any((c.names, c.budget, c.factor) != (first.names, first.budget, first.factor) for c in comparisons):
+        raise ValueError("comparisons must share their landscapes, budget and goal")
     labels = labels or {}
     rows = []
-    for s in comparison.strategies:
-        cells = []
-        for name in comparison.names:
-            iv = comparison.cell(name, s)
-            cells += [fmt_interval(iv), fmt_percent(iv.reached)]
-        rows.append((strategy_label(s), *cells))
-    headers = ("策略",) + tuple(h for name in comparison.names for h in (labels.get(name, name), "到达"))
-    goal = fmt_percent(comparison.factor - 1)
+    for c in comparisons:
+        for s in c.strategies:
+            cells = []
+            for name in c.names:
+                iv = c.cell(name, s)
+                cells += [fmt_interval(iv), fmt_percent(iv.reached)]
+            rows.append((strategy_label(s), fmt_whole(len(c.seeds)), *cells))
+    headers = ("策略", "种子") + tuple(h for name in first.names for h in (labels.get(name, name), "到达"))
     title = (
-        f"测多少次，相信的最优才真的在 {goal} 以内：中位数 [95% 区间] 和到达比例"
-        f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}；{MISSING} 表示过半的种子预算内没到）"
+        f"测多少次，相信的最优才真的在 {fmt_percent(first.factor - 1)} 以内：中位数 [95% 区间] 和到达比例"
+        f"（预算 {first.budget}；{MISSING} 表示过半的种子预算内没到）"
     )
     return Table(title, headers, rows)

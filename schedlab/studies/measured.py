@@ -68,6 +68,7 @@ __all__ = [
     "load_runs",
     "recorded_cores",
     "book_landscapes",
+    "book_tuner_cores",
     "write_compact",
 ]
 
@@ -266,13 +267,15 @@ def compare_measured(
     seeds=range(50),
     budget: int = MEASURED_BUDGET,
     factor: float = 1.05,
-    cores: Mapping = CORES,
+    cores: Mapping[str, Mapping] | None = None,
 ) -> MeasuredComparison:
-    """Run ``strategies`` (names of ``cores``) for every seed on every landscape of ``contexts``.
+    """Run ``strategies`` for every seed on every landscape of ``contexts``.
 
     ``factors[name](seed)`` gives that landscape's measurement factors for a seed
     (:func:`repeat_factors` for a measured landscape; :func:`schedlab.studies.search.noise_factors`
-    for the model).
+    for the model). ``cores[name]`` is the strategy registry (strategy -> core) used on landscape
+    ``name`` (default :data:`~schedlab.studies.search.CORES` on every one): recorded tuner runs
+    replay per landscape (:func:`recorded_cores`).
 
     Examples
     --------
@@ -287,16 +290,20 @@ def compare_measured(
     factor = check_factor(factor)
     budget = check_int("budget", budget, minimum=1)
     names, strategies = tuple(contexts), tuple(strategies)
-    for s in strategies:
-        if s not in cores:
-            raise ValueError(f"strategy must be one of {tuple(cores)}, got {s!r}")
+    registry = {name: CORES for name in names} if cores is None else cores
+    for name in names:
+        if name not in registry or name not in factors:
+            raise ValueError(f"landscape {name!r} needs its factors and (if cores is given) its cores")
+        for s in strategies:
+            if s not in registry[name]:
+                raise ValueError(f"strategy on {name} must be one of {tuple(registry[name])}, got {s!r}")
     trials = np.empty((len(names), len(strategies), len(seeds)))
     curves = np.empty((len(names), len(strategies), budget))
     for i, name in enumerate(names):
         context = contexts[name]
         fac = np.stack([factors[name](s) for s in seeds])
         for j, s in enumerate(strategies):
-            _, believed, _ = run_seeds(cores[s], context, seeds, min(budget, context.n_configs), fac)
+            _, believed, _ = run_seeds(registry[name][s], context, seeds, min(budget, context.n_configs), fac)
             best = context.times[believed]
             best = np.pad(best, ((0, 0), (0, budget - best.shape[1])), mode="edge")
             trials[i, j] = first_within(best, context.optimum, factor)
@@ -462,3 +469,21 @@ def book_landscapes(folder=None) -> dict[str, MeasuredLandscape]:
     if not paths:
         raise ValueError(f"no measured landscapes (*.npz) in {folder}; write them with python -m schedlab measured")
     return {m.device: m for m in map(load_compact, paths)}
+
+
+def book_tuner_cores(landscapes: Mapping[str, MeasuredLandscape], folder=None) -> dict[str, dict]:
+    """Landscape name -> (tuner -> core replaying its recorded runs) from every ``runs-*.npz`` in ``folder``.
+
+    Runs are matched to ``landscapes`` by the source file they were recorded on (and checked by
+    :func:`recorded_cores`); a landscape with no recorded runs gets an empty registry.
+    """
+    folder = BOOK_MEASURED if folder is None else Path(folder)
+    by_source = {m.source: name for name, m in landscapes.items()}
+    cores: dict[str, dict] = {name: {} for name in landscapes}
+    for path in sorted(folder.glob("runs-*.npz")):
+        runs = load_runs(path)
+        if runs.landscape not in by_source:
+            raise ValueError(f"{path}: runs recorded on {runs.landscape}, which is not among the landscapes")
+        name = by_source[runs.landscape]
+        cores[name].update(recorded_cores(runs, landscapes[name]))
+    return cores
