@@ -377,3 +377,37 @@ def test_cli_measured_runs_the_study_on_any_cache_and_writes_the_compact_copy(tm
 def test_to_cache_marks_unlaunchable_entries_invalid(synthetic):
     doc = to_cache(synthetic)
     assert sum(e["time"] == INVALID for e in doc["cache"].values()) == len(synthetic.unlaunchable)
+
+
+RUNS = sorted(BOOK_MEASURED.glob("runs-*.npz"))
+
+
+def test_every_shipped_landscape_has_recorded_tuner_runs():
+    sources = {m.source for m in book_landscapes().values()}
+    assert {load_runs(p).landscape for p in RUNS if p.name.endswith("-fast.npz")} == sources
+
+
+@pytest.mark.parametrize("path", RUNS, ids=lambda p: p.stem)
+def test_recorded_measured_runs_regenerate(path):
+    """A sample of the recorded runs the page replays is what the tuners do today (same library versions)."""
+    runs = load_runs(path)
+    (land,) = [m for m in book_landscapes().values() if m.source == runs.landscape]
+    cheap = [n for n in ("kt_diff_evo", "optuna_cmaes", "kt_random_sample", "kt_bayes_opt") if n in runs.names][0]
+    seed = runs.seeds[-1]
+    live, _, _ = run_seeds(
+        measured_tuner_core(cheap), measured_context(land), (seed,), runs.budget, repeat_factors(land, seed)[None, :]
+    )
+    recorded = runs.orders[runs.names.index(cheap), runs.seeds.index(seed)]
+    assert np.array_equal(live[0], recorded), f"{cheap} seed {seed} differs from {path.name} ({runs.versions})"
+
+
+def test_the_cache_file_and_its_compact_copy_meet_the_same_machine(tmp_path):
+    """Repeats are a multiset: the order a cache records them in changes neither the measurements nor the fingerprint."""
+    doc = synthetic_cache(5)
+    source = read_cache(write_cache(doc, tmp_path / "s.json"))
+    compact = load_compact(save_compact(source, tmp_path / "s.npz"))
+    assert not np.array_equal(source.repeats_ms, compact.repeats_ms)  # the cache's order is not sorted
+    for seed in (0, 3):
+        np.testing.assert_allclose(repeat_factors(source, seed), repeat_factors(compact, seed), rtol=1e-12)
+    runs = record_runs(compact, ["kt_random_sample"], seeds=range(1), budget=5)
+    assert set(recorded_cores(runs, source)) == {"kt_random_sample"}

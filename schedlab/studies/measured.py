@@ -119,8 +119,9 @@ def repeat_factors(measured: MeasuredLandscape, seed: int) -> np.ndarray:
 
     Notes
     -----
-    ``factor[i] = repeats_ms[i, r_i] / time_ms[i]`` with ``r_i`` uniform over the repeats, drawn
-    by ``numpy.random.default_rng([0, seed])`` (the harness's noise stream): every strategy run
+    ``factor[i] = repeats_ms[i, r_i] / time_ms[i]`` with ``r_i`` uniform over the repeats in
+    ascending order (so the order they were recorded in does not matter), drawn by
+    ``numpy.random.default_rng([0, seed])`` (the harness's noise stream): every strategy run
     with one seed meets the same "machine", and the spread of a configuration's measurements is
     the spread it really had.
 
@@ -137,9 +138,10 @@ def repeat_factors(measured: MeasuredLandscape, seed: int) -> np.ndarray:
     seed = check_int("seed", seed, minimum=0)
     if measured.repeats_ms is None:
         raise ValueError(f"{measured.source} records no repeats (times) to draw measurements from")
-    n, r = measured.repeats_ms.shape
+    repeats = np.sort(measured.repeats_ms, axis=1)  # a multiset: the cache file and its compact copy agree
+    n, r = repeats.shape
     pick = np.random.default_rng([0, seed]).integers(r, size=n)
-    return measured.repeats_ms[np.arange(n), pick] / measured.time_ms
+    return repeats[np.arange(n), pick] / measured.time_ms
 
 
 @dataclass(frozen=True)
@@ -360,8 +362,9 @@ def measured_tuner_core(name: str):
 def _digest(measured: MeasuredLandscape) -> str:
     """A fingerprint of what a tuner meets: the knobs, the configurations and their repeats."""
     h = hashlib.sha256(json.dumps({k: list(map(str, v)) for k, v in measured.tune_params.items()}).encode())
-    for a in (measured.knobs, measured.time_ms, measured.repeats_ms):
-        h.update(np.ascontiguousarray(a).tobytes())
+    repeats = np.round(np.sort(measured.repeats_ms, axis=1), 9)  # to the picosecond: a cache and its compact copy agree
+    for a in (measured.knobs, measured.time_ms, repeats):
+        h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
     return h.hexdigest()[:16]
 
 
