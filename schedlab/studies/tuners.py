@@ -142,13 +142,15 @@ def _seeded_latin_hypercube(seed: int):
         scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = unseeded
 
 
-def kernel_tuner_order(strategy: str, cache: dict, index_of, budget: int, seed: int) -> list[int]:
+def kernel_tuner_order(
+    strategy: str, cache: dict, index_of, budget: int, seed: int, options: dict | None = None
+) -> list[int]:
     """Indices a Kernel Tuner ``strategy`` measures, each once, replaying the cache document ``cache``.
 
-    ``kernel_tuner.tune_cache`` runs with ``max_fevals = budget`` and seed ``seed``'s RNGs (see the
-    module's "Seeds"); ``index_of(result)`` maps each evaluated configuration (a result dict with
-    one field per knob) to its index. The model's landscapes and measured ones (:mod:`schedlab.studies.measured`)
-    both run through here.
+    ``kernel_tuner.tune_cache`` runs with ``strategy_options = options`` (default ``{"max_fevals":
+    budget}``) and seed ``seed``'s RNGs (see the module's "Seeds"); ``index_of(result)`` maps each
+    evaluated configuration (a result dict with one field per knob) to its index. The model's
+    landscapes and measured ones (:mod:`schedlab.studies.measured`) both run through here.
     """
     from kernel_tuner import tune_cache
 
@@ -164,7 +166,11 @@ def kernel_tuner_order(strategy: str, cache: dict, index_of, budget: int, seed: 
                 # a matmul's knobs are not CUDA thread-block dimensions: nothing to warn about
                 warnings.filterwarnings("ignore", message="None of the tunable parameters specify thread block")
                 results, _ = tune_cache(
-                    str(path), strategy=strategy, strategy_options={"max_fevals": budget}, quiet=True, verbose=False
+                    str(path),
+                    strategy=strategy,
+                    strategy_options={"max_fevals": budget} if options is None else options,
+                    quiet=True,
+                    verbose=False,
                 )
         finally:
             random.setstate(saved[0])
@@ -192,18 +198,21 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: 
     )
 
 
-def optuna_order(sampler_name: str, sizes: dict, index_of, objective: np.ndarray, budget: int, seed: int) -> list[int]:
+def optuna_order(
+    sampler_name: str, sizes: dict, index_of, objective: np.ndarray, budget: int, seed: int, options: dict | None = None
+) -> list[int]:
     """Indices an Optuna sampler measures, each once, asking for a position on each knob (``sizes``: name -> values).
 
     ``index_of(positions)`` gives a configuration's index or ``-1`` if it cannot be measured (told
     as failed: no measurement); ``objective[i]`` is what measuring ``i`` tells (log time). A run
-    stops after :data:`OPTUNA_ASKS_PER_MEASUREMENT` ``* budget`` proposals.
+    stops after :data:`OPTUNA_ASKS_PER_MEASUREMENT` ``* budget`` proposals. ``options`` are the
+    sampler's keyword arguments besides its seed (default: none).
     """
     import optuna
 
     samplers = {"tpe": optuna.samplers.TPESampler, "cmaes": optuna.samplers.CmaEsSampler}
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed)))
+    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed), **(options or {})))
     order, seen = [], set()
     for _ in range(OPTUNA_ASKS_PER_MEASUREMENT * budget):
         if len(order) == budget:
