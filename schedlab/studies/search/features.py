@@ -6,8 +6,9 @@ one knob-step away (simulated annealing, evolutionary search's mutation) and alo
 ridge regression to, named by :func:`feature_names`. Both are shape-independent tables or pure
 functions; :func:`schedlab.studies.search.harness.search_context` builds them once per shape and machine.
 
-The grid constants (:data:`N_KNOBS`, :data:`KNOB_SIZES`, :data:`STRIDES`) index the whole
-``SPACE`` grid, launchable or not: flat index ``knobs @ STRIDES`` in ``SPACE`` order.
+:func:`grid_tables` builds the same tables for any grid of knobs (a measured landscape's,
+:mod:`schedlab.studies.measured`); a table's ``sizes`` and ``strides`` index its whole grid,
+measurable or not: flat index ``knobs @ strides``.
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ from schedlab.core.model import tiling
 from schedlab.core.space import SPACE, launchable
 
 __all__ = [
-    "N_KNOBS",
     "KNOB_SIZES",
-    "STRIDES",
     "NeighbourTables",
     "neighbour_tables",
     "grid_tables",
@@ -32,12 +31,8 @@ __all__ = [
     "feature_matrix",
 ]
 
-#: Number of knobs of ``SPACE``.
-N_KNOBS = len(SPACE)
 #: Number of values of each knob, in ``SPACE`` order.
 KNOB_SIZES = tuple(len(v) for v in SPACE.values())
-#: Flat index of a point of the whole grid: ``knob_indices @ STRIDES`` (``SPACE`` order).
-STRIDES = np.array([int(np.prod(KNOB_SIZES[j + 1 :])) for j in range(N_KNOBS)], dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)

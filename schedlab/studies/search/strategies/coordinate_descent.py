@@ -25,7 +25,7 @@ def coordinate_descent(
 
     For the current config, knob ``j`` (cycling through ``SPACE`` order) is swept over every
     value whose config can launch; the walker moves to the best-measured of them if it
-    beats the current config strictly. When all six knobs in a row bring no move, no
+    beats the current config strictly. When all the knobs in a row bring no move, no
     single-knob change improves the measured time: the descent has stopped in a local
     optimum. With ``restarts`` the remaining budget goes to a new descent from a fresh
     random unmeasured start (cached measurements stay free).
