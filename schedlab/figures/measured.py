@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from schedlab.figures.style import fmt_times, new_figure
 from schedlab.render.labels import strategy_label
@@ -66,7 +66,11 @@ def measured_landscapes(ratios, comparison: MeasuredComparison, strategy: str = 
     left.set_ylabel("不比它慢的配置占比")
     left.legend(fontsize="small")
     right.axhline(comparison.factor, color="0.4", linestyle="--", linewidth=1)
+    top = float(np.max(comparison.curves[:, j]))
+    right.yaxis.set_major_locator(FixedLocator([y for y in (comparison.factor, 1.5, 2, 3, 5, 10, 20) if y <= top]))
+    right.yaxis.set_minor_locator(NullLocator())
     right.yaxis.set_major_formatter(FuncFormatter(fmt_times))
     right.set_xlabel("测量次数")
-    right.set_ylabel(f"{strategy_label(strategy)}：相信的最优 / 最快（中位数）")
+    right.set_ylabel("相信的最优 / 最快（中位数）")
+    right.set_title(strategy_label(strategy), fontsize="medium")
     return fig
