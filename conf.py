@@ -29,7 +29,7 @@ extensions = [
     "sphinxcontrib.bibtex",  # {cite} roles and the references page, from book/references.bib
     "sphinx_upstream_fixes",  # book/_ext/: the zh search's stemmer, index entries in rebuilt search indexes
 ]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc", "data"]  # data: recorded runs, measured landscapes and their README
 numfig = True
 math_numfig = True
 math_eqref_format = "({number})"

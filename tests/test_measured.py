@@ -387,7 +387,12 @@ def test_every_shipped_landscape_has_recorded_tuner_runs():
     assert {load_runs(p).landscape for p in RUNS if p.name.endswith("-fast.npz")} == sources
 
 
-@pytest.mark.parametrize("path", RUNS, ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    # bayes_opt and TPE take about 30 s a run on 17,956 configs
+    [pytest.param(p, marks=pytest.mark.slow) if p.name.endswith("-model.npz") else p for p in RUNS],
+    ids=lambda p: p.stem,
+)
 def test_recorded_measured_runs_regenerate(path):
     """A sample of the recorded runs the page replays is what the tuners do today (same library versions)."""
     runs = load_runs(path)
