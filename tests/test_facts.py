@@ -26,7 +26,6 @@ SAME_FACT = {
         ("shapes", "big_cfg"),
         ("sensitivity", "base_cfg"),
         ("searching", "best_sq"),
-        ("gpus", "h100_lecture_cfg"),
     ],
     "4096³ 最优的 TFLOPS（h100-lecture）": [
         ("landscape", "best_tflops"),
