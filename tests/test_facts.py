@@ -20,7 +20,12 @@ GLUE_ROLE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
 
 #: Facts glued under different names: every (page, key) of a group must show the same text.
 SAME_FACT = {
-    "4096³ 上离最优 5% 以内的配置数": [("landscape", "n_within_5"), ("guides", "sq_n5"), ("guides", "pl_n")],
+    "4096³ 上离最优 5% 以内的配置数": [
+        ("landscape", "n_within_5"),
+        ("guides", "sq_n5"),
+        ("guides", "pl_n"),
+        ("measured", "model_within"),
+    ],
     "4096³ 的最优配置": [
         ("landscape", "best_cfg"),
         ("shapes", "big_cfg"),
@@ -42,7 +47,13 @@ SAME_FACT = {
 
 #: Seed counts of the same 4096³ experiment: (page, key); a page whose count differs from the search page's
 #: must say so, by showing the search page's count (``n_seeds_sq``) beside its own.
-SEED_COUNTS = [("searching", "n_seeds_sq"), ("statistics", "n_seeds_sq"), ("guides", "n_seeds")]
+SEED_COUNTS = [
+    ("searching", "n_seeds_sq"),
+    ("statistics", "n_seeds_sq"),
+    ("guides", "n_seeds"),
+    ("measured", "n_seeds_ours"),
+    ("measured", "n_seeds_theirs"),
+]
 
 
 def shown(site) -> dict[str, dict[str, set[tuple[str, str]]]]:
