@@ -40,7 +40,7 @@ __all__ = [
     "static_valid",
     "check_shape",
     "as_mnk",
-    "MAX_TILES",
+    "MAX_MN",
     "check_sequence",
     "MAX_K",
 ]
@@ -194,13 +194,18 @@ def config_array(configs) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-#: Most 16 x 16 output tiles, ``ceil(M / 16) * ceil(N / 16)``, of a shape the model prices: the HBM
-#: replay walks every wave, so this bounds its time and memory (benchmarks/bench_limits.py times
-#: all 3744 configs at the limit). 2**21 admits 16384 x 32768, or a 4096-token prefill through a 128256-word LM head.
-MAX_TILES = 2**21
-#: Largest K the model prices: with :data:`MAX_TILES` it keeps every byte count below 2**53 for
-#: 2-byte elements, exact in int64 and in float64.
-MAX_K = 2**24
+#: Largest M and N the model prices. The HBM replay prices a launch order in closed form over its
+#: repeating waves (:mod:`schedlab.core.model.hbm`), but it still walks one by one the waves that
+#: meet the last, irregular group of rows: up to ``8 ceil(N / 16) / per_wave`` of them, so N bounds
+#: its time (``benchmarks/bench_large_shapes.py`` prices all launchable configs of 2**18 x 2**18 x 2**17).
+#: M is held to the same limit, so that a shape and its transpose are priced or refused alike.
+#: 2**18 = 262144 covers the largest vocabularies (Gemma's 256000) and token batches of real workloads.
+MAX_MN = 2**18
+#: Largest K the model prices: with :data:`MAX_MN` it keeps every byte count below 2**53 for
+#: 2-byte elements, exact in int64 and in float64 (:func:`schedlab.core.model.hbm.check_exact`
+#: holds the bound for other element sizes): the replay reads at most ``32 K`` elements per
+#: 16 x 16 output tile, ``(2**14)**2 * 32 * 2**17 * 2 = 2**52`` bytes.
+MAX_K = 2**17
 
 
 def check_sequence(value, name: str, what: str) -> tuple:
@@ -216,7 +221,7 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
     Raises
     ------
     ValueError
-        Naming the dimension, or the limit (:data:`MAX_TILES`, :data:`MAX_K`) the shape exceeds.
+        Naming the dimension, or the limit (:data:`MAX_MN`, :data:`MAX_K`) the shape exceeds.
 
     Examples
     --------
@@ -225,7 +230,7 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
     >>> check_shape(2**20, 2**20, 4096)
     Traceback (most recent call last):
     ...
-    ValueError: M x N = 1048576 x 1048576 has 4294967296 output tiles of 16 x 16, more than MAX_TILES = 2**21 (2097152) the model prices
+    ValueError: M = 1048576 is more than MAX_MN = 2**18 (262144) the model prices
     """
     out = []
     for name, value in (("M", M), ("N", N), ("K", K)):
@@ -235,14 +240,11 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
             raise ValueError(f"{name} must be a positive integer, got {value}")
         out.append(int(value))
     M, N, K = out
+    for name, value in (("M", M), ("N", N)):
+        if value > MAX_MN:
+            raise ValueError(f"{name} = {value} is more than MAX_MN = 2**18 ({MAX_MN}) the model prices")
     if K > MAX_K:
-        raise ValueError(f"K = {K} is more than MAX_K = 2**24 ({MAX_K}) the model prices")
-    tiles = -(-M // 16) * -(-N // 16)
-    if tiles > MAX_TILES:
-        raise ValueError(
-            f"M x N = {M} x {N} has {tiles} output tiles of 16 x 16, more than MAX_TILES = 2**21 "
-            f"({MAX_TILES}) the model prices"
-        )
+        raise ValueError(f"K = {K} is more than MAX_K = 2**17 ({MAX_K}) the model prices")
     return M, N, K
 
 
