@@ -3,7 +3,9 @@
 Blocks run ``per_wave`` at a time in Triton's grouped launch order. Each wave reads from HBM
 the A row-panels and B column-panels it touches, less what the previous wave left in L2; C is
 written once (:func:`hbm_bytes` states the rule). The replay works on intervals of the launch
-order, so it costs O(waves), not O(blocks), and it depends on a configuration only through
+order, so it costs O(waves), not O(blocks); past :data:`EXACT_WAVES` waves it runs in closed form
+over the waves that repeat (:func:`_replay_closed`: the same bytes, bit for bit, at a cost set by
+the group and wave sizes, not by the shape). It depends on a configuration only through
 ``(bm, bn, group, per_wave)``: :func:`hbm_term` replays each such launch order once per shape and
 is the one place the model turns bytes into the HBM time that :func:`.terms.kernel_time` charges.
 :func:`hbm_bound_s` bounds that time from above without replaying (the panels each wave can
@@ -30,7 +32,7 @@ EXACT_WAVES = 2**8
 __all__ = ["EXACT_WAVES", "waves", "replayed_waves", "hbm_bytes", "hbm_term", "hbm_bound_s", "wave_panels_bound", "check_exact"]
 
 
-def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None) -> float:
+def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None, method: str = "auto") -> float:
     """HBM bytes of a whole GEMM, replaying the grouped launch order wave by wave.
 
     Notes
@@ -55,7 +57,9 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None) -> f
     for name, value in (("bm", bm), ("bn", bn), ("group", group)):
         check_knob(name, value)
     check_int("per_wave", per_wave, minimum=1)
-    return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw)[0])
+    if method not in ("auto", "exact", "closed"):
+        raise ValueError(f"method must be 'auto', 'exact' or 'closed', got {method!r}")
+    return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw, method)[0])
 
 
 def hbm_term(M, N, K, combos, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
@@ -92,10 +96,10 @@ def hbm_term(M, N, K, combos, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
 
 
 @memoised(maxsize=1024)
-def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware) -> np.ndarray:
+def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware, method: str = "auto") -> np.ndarray:
     """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` on one shape (cached; see :func:`_replay_many`)."""
     bm, bn, group, per_wave = (np.array(c, dtype=np.int64) for c in zip(*combos))
-    out = _replay_many(np.full_like(bm, M), np.full_like(bm, N), np.full_like(bm, K), bm, bn, group, per_wave, hw)
+    out = _replay_many(np.full_like(bm, M), np.full_like(bm, N), np.full_like(bm, K), bm, bn, group, per_wave, hw, method)
     out.flags.writeable = False
     return out
 
