@@ -58,7 +58,11 @@ def test_too_deep_k_is_refused_naming_the_limit(call):
 def test_limits_are_exact_edges():
     """The limits themselves are accepted, one more refused."""
     assert check_shape(MAX_MN, MAX_MN, MAX_K) == (MAX_MN, MAX_MN, MAX_K)
-    for shape, limit in (((MAX_MN + 1, 16, 1), "MAX_MN"), ((16, MAX_MN + 1, 1), "MAX_MN"), ((16, 16, MAX_K + 1), "MAX_K")):
+    for shape, limit in (
+        ((MAX_MN + 1, 16, 1), "MAX_MN"),
+        ((16, MAX_MN + 1, 1), "MAX_MN"),
+        ((16, 16, MAX_K + 1), "MAX_K"),
+    ):
         with pytest.raises(ValueError, match=limit):
             check_shape(*shape)
 

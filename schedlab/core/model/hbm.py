@@ -23,13 +23,22 @@ from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.space import check_knob, check_shape
 
-#: Launch orders of at most this many waves are replayed wave by wave, exactly; longer ones in closed
-#: form over their repeating waves (:func:`_replay_closed`), whose cost does not grow with the waves.
-#: 2**12 keeps every shape of the book on the exact path (the most waves there: 16384 x 16384 on
-#: 16 x 16 tiles, 248) and the exact path's cost per launch order below the closed form's worst.
+#: Launch orders of at most this many waves are replayed wave by wave; longer ones in closed form over
+#: their repeating waves (:func:`_replay_closed`), whose cost does not grow with the waves. Both give
+#: the same bytes bit for bit (tests/test_large_shapes.py); 2**8 is about where the closed form's
+#: fixed cost per launch order (a few hundred rows and a Python loop) matches a wave-by-wave replay.
 EXACT_WAVES = 2**8
 
-__all__ = ["EXACT_WAVES", "waves", "replayed_waves", "hbm_bytes", "hbm_term", "hbm_bound_s", "wave_panels_bound", "check_exact"]
+__all__ = [
+    "EXACT_WAVES",
+    "waves",
+    "replayed_waves",
+    "hbm_bytes",
+    "hbm_term",
+    "hbm_bound_s",
+    "wave_panels_bound",
+    "check_exact",
+]
 
 
 def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None, method: str = "auto") -> float:
@@ -62,14 +71,15 @@ def hbm_bytes(M, N, K, bm, bn, group, per_wave, hw: Hardware | None = None, meth
     return float(_replay(M, N, K, ((bm, bn, group, per_wave),), hw, method)[0])
 
 
-def hbm_term(M, N, K, combos, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+def hbm_term(M, N, K, combos, hw: Hardware, method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """``(bytes_hbm, t_hbm_s)``: the HBM bytes and the whole kernel's HBM time of launch orders on shapes.
 
     ``combos`` holds four int64 arrays ``(bm, bn, group, per_wave)``, one launch order per entry.
     With scalar ``M, N, K`` each launch order is replayed on that shape (cached): both results have
     the length of ``combos``. Otherwise ``M, N, K`` and ``combos`` broadcast together (``(s, 1)``
     columns against ``(u,)`` combinations price every pair; arrays of one length, chosen pairs) and
-    every element is replayed in one pass; the results take the broadcast shape.
+    every element is replayed in one pass; the results take the broadcast shape. ``method`` is
+    :func:`hbm_bytes`'s.
 
     Notes
     -----
@@ -88,10 +98,11 @@ def hbm_term(M, N, K, combos, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
     True
     """
     if np.ndim(M) == 0:
-        bytes_hbm = _replay(M, N, K, tuple(zip(*(x.tolist() for x in combos))), hw)
+        bytes_hbm = _replay(M, N, K, tuple(zip(*(x.tolist() for x in combos))), hw, method)
     else:
         shape = np.broadcast_shapes(*(np.shape(x) for x in (M, N, K, *combos)))
-        bytes_hbm = _replay_many(*(np.broadcast_to(x, shape).ravel() for x in (M, N, K, *combos)), hw).reshape(shape)
+        bytes_hbm = _replay_many(*(np.broadcast_to(x, shape).ravel() for x in (M, N, K, *combos)), hw, method)
+        bytes_hbm = bytes_hbm.reshape(shape)
     return bytes_hbm, bytes_hbm / hw.hbm_bw_bytes_per_s
 
 
@@ -99,7 +110,9 @@ def hbm_term(M, N, K, combos, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
 def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware, method: str = "auto") -> np.ndarray:
     """:func:`hbm_bytes` for many ``(bm, bn, group, per_wave)`` on one shape (cached; see :func:`_replay_many`)."""
     bm, bn, group, per_wave = (np.array(c, dtype=np.int64) for c in zip(*combos))
-    out = _replay_many(np.full_like(bm, M), np.full_like(bm, N), np.full_like(bm, K), bm, bn, group, per_wave, hw, method)
+    out = _replay_many(
+        np.full_like(bm, M), np.full_like(bm, N), np.full_like(bm, K), bm, bn, group, per_wave, hw, method
+    )
     out.flags.writeable = False
     return out
 
@@ -314,7 +327,9 @@ def _replay_closed(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray
     end = np.minimum(start + per_wave, grid_m * grid_n)
     has_prev = start > 0
     rows, cols = _intervals(start, end, group, grid_m, grid_n)
-    prev_rows, prev_cols = _intervals(np.where(has_prev, start - per_wave, 0), np.maximum(start, 1), group, grid_m, grid_n)
+    prev_rows, prev_cols = _intervals(
+        np.where(has_prev, start - per_wave, 0), np.maximum(start, 1), group, grid_m, grid_n
+    )
     line_bytes = K * hw.bytes_per_element
     footprint = _touched_lines(rows, cols, bm, bn, M, N) * line_bytes
     prev_footprint = _touched_lines(prev_rows, prev_cols, bm, bn, M, N) * line_bytes
@@ -392,7 +407,12 @@ def _floor_sum(n, m, a, b) -> np.ndarray:
         b = b - q * m
         y_max = a * n + b
         active &= y_max >= m
-        n, b, m, a = np.where(active, y_max // m, n), np.where(active, y_max % m, b), np.where(active, a, m), np.where(active, m, a)
+        n, b, m, a = (
+            np.where(active, y_max // m, n),
+            np.where(active, y_max % m, b),
+            np.where(active, a, m),
+            np.where(active, m, a),
+        )
     return total
 
 
