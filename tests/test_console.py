@@ -789,8 +789,8 @@ def test_one_gpu_before_or_after_the_subcommand_is_used(capsys):
 
 
 def test_explain_shows_a_small_tflops_with_significant_digits(capsys):
-    bd = explain(GemmConfig(16, 16, 16, 1, 1, 1), 16, 16, 2**24)
+    bd = explain(GemmConfig(16, 16, 16, 1, 1, 1), 16, 16, 2**17)
     assert 0 < bd.tflops < 1
-    out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**24))
+    out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**17))
     (row,) = [line for line in out.splitlines() if line.startswith("TFLOPS")]
     assert float(row.split()[-1]) == pytest.approx(bd.tflops, rel=0.05)
