@@ -34,6 +34,7 @@ __all__ = [
     "triton_warps_per_tile",
     "pipeline_buffers",
     "accumulator_registers",
+    "spilled_registers",
     "GemmConfig",
     "Reason",
     "all_configs",
@@ -397,6 +398,26 @@ def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
         return (bm // wy) * (bn // wx) // hw.warp_size
     wy, wx = triton_warps_per_tile(bm, bn, warps, hw)
     return np.maximum(bm // wy, hw.mma_m) * np.maximum(bn // wx, hw.mma_n) // hw.warp_size
+
+
+def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Registers per thread that ptxas spills to local memory, for an ``(n, 5+)`` config array.
+
+    ``max(0, accumulator + base_regs_per_thread - max_regs_per_thread)`` under Triton's rules,
+    whose kernels spill rather than fail; 0 under the seed's, which refuse such configurations.
+    Compiling the tutorial kernel with Triton 3.9.0 for sm_90 shows it: 256 x 256 with 8 warps
+    (256 accumulator registers) reports 255 registers and a 1024-byte stack frame.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> arr = config_array([GemmConfig(128, 256, 64, 4, 3, 8)])
+    >>> int(spilled_registers(arr, A100_SXM4)[0]), int(spilled_registers(arr, H100_TC)[0])
+    (41, 0)
+    """
+    if hw.launch_rules == "seed":
+        return np.zeros(len(arr), dtype=np.int64)
+    return np.maximum(accumulator_registers(arr, hw) + hw.base_regs_per_thread - hw.max_regs_per_thread, 0)
 
 
 def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
