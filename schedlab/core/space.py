@@ -362,7 +362,7 @@ def pipeline_buffers(bm, bn, warps, stages, hw: Hardware):
     [3, 2, 3]
     """
     if hw.launch_rules == "seed":
-        return np.asarray(stages)
+        return stages
     return np.where(uses_wgmma(bm, bn, warps, hw), stages, np.maximum(np.asarray(stages) - 1, 1))
 
 
@@ -379,7 +379,7 @@ def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
     >>> from schedlab.core.hardware import A100_SXM4, H100_TC
     >>> pipeline_smem_bytes(256, 128, 32, 8, 4, H100_TC) // 1024  # KiB
     96
-    >>> pipeline_smem_bytes(64, 128, 128, 4, 4, A100_SXM4) // 1024  # 3 buffers on Ampere
+    >>> int(pipeline_smem_bytes(64, 128, 128, 4, 4, A100_SXM4)) // 1024  # 3 buffers on Ampere
     144
     """
     return pipeline_buffers(bm, bn, warps, stages, hw) * (bm + bn) * bk * hw.bytes_per_element
