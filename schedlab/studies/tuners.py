@@ -15,14 +15,23 @@ landscape, with seed ``s``'s measured times, is written as a Kernel Tuner cache 
 strategy on it with ``max_fevals = budget``. Kernel Tuner counts unique evaluations of
 configurations that pass its restrictions -- the same count -- and the cache marks the
 unlaunchable ones ``InvalidConfig``, which it prunes. Every strategy runs with its
-default options.
+default options except where the rules need one (:func:`kernel_tuner_options`): ``bayes_opt``
+starts from :data:`~schedlab.studies.search.INITIAL_SAMPLES` samples (its default ``popsize``,
+stated), and ``simulated_annealing`` is given ``max_fevals`` large enough that its schedule ends
+when the budget is spent: it sizes its cooling as if it started at ``T = 1`` (``max_iter = log
+T_min / log alpha``) while it starts at ``T = 0.1``, so with ``max_fevals = 300`` it cooled below
+``T_min`` after 225 evaluations in every run; it is stopped at the budget by the Measurer.
 
 **Optuna** (:data:`OPTUNA_SAMPLERS`: TPE and CMA-ES) runs ask-and-tell: each knob is an
 integer position in its ``SPACE`` values (``suggest_int``, so a sampler can use the order;
 CMA-ES needs it), the objective is log(measured time). A proposal that cannot launch is
 told as failed (no measurement, no information); one measured before is told its cached
-value for free. Optuna samplers propose repeats freely, so a run stops after
-``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent.
+value for free. TPE starts from :data:`~schedlab.studies.search.INITIAL_SAMPLES` random
+proposals (``n_startup_trials``; Optuna's default is 10), as every tuner that fits a model to
+its measurements does here. Optuna samplers propose repeats freely (a converged CMA-ES or TPE
+proposes the same few configurations again and again), so a run stops after
+``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent: how many
+measurements each run used is part of its record (:meth:`TunerRuns.used`).
 (Optuna's GP sampler needs PyTorch, not a dependency here.)
 
 Seeds: both libraries draw from global or sampler RNGs seeded from
@@ -60,13 +69,25 @@ from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.space import SPACE, TRITON_NAMES, GemmConfig, as_mnk
 from schedlab.studies.export import cache_from_times, measured_times_s, write_json
-from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
+from schedlab.studies.search import (
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    INITIAL_SAMPLES,
+    Measurer,
+    SearchTrace,
+    measurements_used,
+    noise_factors,
+    run_strategy,
+)
 
 __all__ = [
     "KERNEL_TUNER_STRATEGIES",
     "OPTUNA_SAMPLERS",
     "OPTUNA_ASKS_PER_MEASUREMENT",
     "TUNERS",
+    "kernel_tuner_options",
+    "optuna_sampler_options",
+    "rules_record",
     "tuner_order",
     "run_tuner",
     "TunerRuns",
@@ -75,6 +96,7 @@ __all__ = [
     "tuner_core",
     "recorded_cores",
     "hardware_fields",
+    "versions",
     "BOOK_DATA",
     "book_runs",
 ]
@@ -140,6 +162,61 @@ def _seeded_latin_hypercube(seed: int):
         scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = unseeded
 
 
+#: Kernel Tuner's simulated annealing: its default start and end temperatures (``T``, ``T_min``).
+_KT_SA_T, _KT_SA_T_MIN = 0.1, 1e-4
+
+
+def kernel_tuner_options(strategy: str, budget: int) -> dict:
+    """The ``strategy_options`` a Kernel Tuner strategy runs with under the rules, for ``budget`` measurements.
+
+    ``max_fevals = budget``, and two stated exceptions: ``bayes_opt`` gets ``popsize =``
+    :data:`~schedlab.studies.search.INITIAL_SAMPLES` (its own default, written down so the rule
+    cannot drift); ``simulated_annealing`` cools from ``T`` to ``T_min`` over
+    ``max_fevals * log(T / T_min) / log(1 / T_min)`` evaluations (it computes its schedule length
+    as ``log T_min / log alpha``, as if it started at ``T = 1``), so it is given the ``max_fevals``
+    whose schedule ends at ``budget`` and the Measurer stops it there.
+
+    Examples
+    --------
+    >>> kernel_tuner_options("simulated_annealing", 300)  # 300 * log(1e-4) / log(1e-3) = 400
+    {'max_fevals': 400}
+    >>> kernel_tuner_options("bayes_opt", 300)
+    {'max_fevals': 300, 'popsize': 20}
+    """
+    if strategy not in KERNEL_TUNER_STRATEGIES:
+        raise ValueError(f"strategy must be one of {KERNEL_TUNER_STRATEGIES}, got {strategy!r}")
+    if strategy == "simulated_annealing":
+        return {"max_fevals": math.ceil(budget * math.log(_KT_SA_T_MIN) / math.log(_KT_SA_T_MIN / _KT_SA_T) - 1e-9)}
+    if strategy == "bayes_opt":
+        return {"max_fevals": budget, "popsize": INITIAL_SAMPLES}
+    return {"max_fevals": budget}
+
+
+def optuna_sampler_options(sampler: str) -> dict:
+    """Keyword arguments of an Optuna sampler under the rules (its seed aside).
+
+    Examples
+    --------
+    >>> optuna_sampler_options("tpe"), optuna_sampler_options("cmaes")
+    ({'n_startup_trials': 20}, {})
+    """
+    if sampler not in OPTUNA_SAMPLERS:
+        raise ValueError(f"sampler must be one of {OPTUNA_SAMPLERS}, got {sampler!r}")
+    return {"n_startup_trials": INITIAL_SAMPLES} if sampler == "tpe" else {}
+
+
+def rules_record(budget: int) -> str:
+    """Every tuner's options under the rules for ``budget``, as JSON: recorded with the runs, checked on replay."""
+    return json.dumps(
+        {
+            "kernel_tuner": {s: kernel_tuner_options(s, budget) for s in KERNEL_TUNER_STRATEGIES},
+            "optuna": {s: optuna_sampler_options(s) for s in OPTUNA_SAMPLERS},
+            "optuna_asks_per_measurement": OPTUNA_ASKS_PER_MEASUREMENT,
+        },
+        sort_keys=True,
+    )
+
+
 def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
     from kernel_tuner import tune_cache
 
@@ -157,7 +234,11 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: 
                 # a matmul's knobs are not CUDA thread-block dimensions: nothing to warn about
                 warnings.filterwarnings("ignore", message="None of the tunable parameters specify thread block")
                 results, _ = tune_cache(
-                    str(path), strategy=strategy, strategy_options={"max_fevals": budget}, quiet=True, verbose=False
+                    str(path),
+                    strategy=strategy,
+                    strategy_options=kernel_tuner_options(strategy, budget),
+                    quiet=True,
+                    verbose=False,
                 )
         finally:
             random.setstate(saved[0])
@@ -170,7 +251,7 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: 
         if i not in seen:
             seen.add(i)
             order.append(i)
-    return order
+    return order[:budget]  # simulated annealing runs past the budget (kernel_tuner_options): stopped there
 
 
 def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
@@ -179,7 +260,9 @@ def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np
     samplers = {"tpe": optuna.samplers.TPESampler, "cmaes": optuna.samplers.CmaEsSampler}
     land = landscape(mnk, hw)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed)))
+    study = optuna.create_study(
+        sampler=samplers[sampler_name](seed=_seed32(seed), **optuna_sampler_options(sampler_name))
+    )
     order, seen = [], set()
     for _ in range(OPTUNA_ASKS_PER_MEASUREMENT * budget):
         if len(order) == budget:
@@ -274,7 +357,14 @@ class TunerRuns:
     hw_name: str
     hw_fields: str  # every field of the machine, as JSON: the runs hold only for this machine
     versions: str
+    rules: str  # every tuner's options under the rules (rules_record): replays check them
     orders: np.ndarray = field(repr=False)  # (names, seeds, budget) launchable indices, -1 padded
+
+    def used(self, name: str) -> np.ndarray:
+        """Measurements each seed's run of ``name`` used (fewer than the budget: it stopped on its own)."""
+        if name not in self.names:
+            raise ValueError(f"name must be one of {self.names}, got {name!r}")
+        return measurements_used(self.orders[self.names.index(name)])
 
     def order(self, name: str, seed: int) -> np.ndarray:
         """The recorded order of ``name`` with ``seed`` (padding dropped)."""
@@ -303,6 +393,7 @@ class TunerRuns:
             hw_name=self.hw_name,
             hw_fields=self.hw_fields,
             versions=self.versions,
+            rules=self.rules,
             orders=self.orders,
         )
 
@@ -322,7 +413,8 @@ def hardware_fields(hw: Hardware | None = None) -> str:
     return json.dumps(values, sort_keys=True, default=str)
 
 
-def _versions() -> str:
+def versions() -> str:
+    """The versions of the real tuners' libraries, as recorded with their runs."""
     from importlib.metadata import version
 
     return f"kernel_tuner {version('kernel_tuner')}, optuna {version('optuna')}"
@@ -366,7 +458,8 @@ def record_runs(
         noise=float(noise),
         hw_name=hw.name,
         hw_fields=hardware_fields(hw),
-        versions=_versions(),
+        versions=versions(),
+        rules=rules_record(budget),
         orders=orders,
     )
 
@@ -383,6 +476,7 @@ def load_runs(path) -> TunerRuns:
             hw_name=str(f["hw_name"]),
             hw_fields=str(f["hw_fields"]),
             versions=str(f["versions"]),
+            rules=str(f["rules"]) if "rules" in f else "",
             orders=f["orders"].astype(np.int64),
         )
 
@@ -448,6 +542,12 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
                 if other_machine == "raise":
                     raise ValueError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
+            if r is not None and r.rules != rules_record(budget):
+                raise ValueError(
+                    f"{name} on {where}: runs were recorded under other rules than the current ones "
+                    f"(schedlab.studies.tuners.rules_record); re-record them with: "
+                    f"python -m schedlab tuners {' '.join(map(str, context.mnk))}"
+                )
             if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
                 raise ValueError(
                     f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "
