@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 import pytest
-
-from schedlab import landscape
 import scipy.stats
 
+from schedlab import landscape
 from schedlab.core.stats import (
     bootstrap_interval,
     holm,
