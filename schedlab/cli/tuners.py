@@ -23,7 +23,7 @@ from schedlab.core.files import check_writable
 from schedlab.studies.export import cache_document, t4_document, write_json
 from schedlab.studies.guides import REAL, record_guide_runs
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
-from schedlab.studies.tuners import TUNERS, record_runs
+from schedlab.studies.tuners import TUNERS, load_runs, record_runs, update_runs
 
 __all__ = ["add_parsers"]
 
@@ -56,6 +56,11 @@ def cmd_tuners(args) -> int:
             )
         print(f"σ {runs.sigmas} × {len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子: {runs.save(output)}")
         return 0
+    old = None
+    if args.update:
+        if not args.tuner or not output.exists():
+            raise SystemExit("--update needs --tuner NAME ... and an existing output file to update")
+        old = load_runs(output)
     with progress_bar(desc="调优器", unit="次运行") as bar:
         runs = record_runs(
             shape,
@@ -66,6 +71,8 @@ def cmd_tuners(args) -> int:
             None,
             progress=report_to(bar),
         )
+    if old is not None:
+        runs = update_runs(old, runs)
     print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
 
@@ -111,6 +118,11 @@ def add_parsers(sub) -> None:
         choices=tuple(TUNERS),
         metavar="NAME",
         help=f"只跑这些（默认全部）：{', '.join(TUNERS)}",
+    )
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="只重录 --tuner 列出的调优器，其余保留输出文件里的（规则没变的才允许） / re-record only these",
     )
     p.add_argument(
         "--sigma",

@@ -92,6 +92,7 @@ __all__ = [
     "run_tuner",
     "TunerRuns",
     "record_runs",
+    "update_runs",
     "load_runs",
     "tuner_core",
     "recorded_cores",
@@ -462,6 +463,46 @@ def record_runs(
         rules=rules_record(budget),
         orders=orders,
     )
+
+
+def update_runs(old: TunerRuns, new: TunerRuns) -> TunerRuns:
+    """``old`` with the tuners of ``new`` replaced (or added), under ``new``'s rules.
+
+    For re-recording only the tuners whose options changed (``python -m schedlab tuners ... --tuner
+    NAME --update``): both must hold the same shape, seeds, budget, noise and machine, and a tuner
+    kept from ``old`` must run with the same options under both rules (:func:`rules_record`), so the
+    result is what recording everything again would give.
+    """
+    same = ("shape", "seeds", "budget", "noise", "hw_fields")
+    differ = [a for a in same if getattr(old, a) != getattr(new, a)]
+    if differ:
+        raise ValueError(f"runs to update must agree on {', '.join(differ)}; record all of them again")
+    kept = [name for name in old.names if name not in new.names]
+    changed = [name for name in kept if _options_in(old, name) != _options_in(new, name)]
+    if changed:
+        raise ValueError(f"{', '.join(changed)} ran under other options in the old runs; record them again too")
+    names = tuple(name for name in TUNERS if name in kept or name in new.names)
+    source = {name: new if name in new.names else old for name in names}
+    orders = np.stack([source[name].orders[source[name].names.index(name)] for name in names])
+    return dataclasses.replace(new, names=names, orders=orders)
+
+
+#: The library defaults of the options the rules set (Kernel Tuner 1.5 ``bayes_opt``, Optuna 5 TPE).
+_LIBRARY_DEFAULTS = {"kt_bayes_opt": {"popsize": 20}, "optuna_tpe": {"n_startup_trials": 10}}
+
+
+def _options_in(runs: TunerRuns, name: str) -> dict:
+    """The options ``name`` effectively ran with in ``runs``: its library's defaults, then what the rules set.
+
+    Runs recorded before the rules were (``rules == ""``) ran every tuner with its defaults and
+    ``max_fevals = budget`` (Kernel Tuner).
+    """
+    library, strategy = _check_name(name)
+    if runs.rules:
+        options = json.loads(runs.rules)[library][strategy]
+    else:
+        options = {"max_fevals": runs.budget} if library == "kernel_tuner" else {}
+    return {**_LIBRARY_DEFAULTS.get(name, {}), **options}
 
 
 def load_runs(path) -> TunerRuns:
