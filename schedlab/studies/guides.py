@@ -500,12 +500,13 @@ def load_guide_runs(path) -> GuideRuns:
         )
 
 
-def recorded_guide_cores(runs: GuideRuns) -> dict:
+def recorded_guide_cores(runs: GuideRuns, fallback=None) -> dict:
     """Cores (name -> core) that replay ``runs`` in :func:`guide_study`; anything not recorded raises ``ValueError``.
 
     A core finds its truth by what it is asked to measure: the recorded truth whose factors
     (:func:`truth_factors`) for these seeds are the ``factors`` it is given, on the recorded shape,
-    machine, budget and rules.
+    machine, budget and rules. A truth not recorded goes to ``fallback[name]`` if given (the search
+    page's recorded runs, :func:`schedlab.studies.tuners.recorded_cores`, which hold ``σ = 0``).
     """
     from schedlab.studies import tuners as real
 
@@ -526,6 +527,8 @@ def recorded_guide_cores(runs: GuideRuns) -> dict:
             for t, sigma in enumerate(runs.sigmas):
                 if same and np.array_equal(factors, truth_factors(field_truth(sigma), seeds, runs.noise)):
                     return runs.orders[t, runs.names.index(name)][rows], None
+            if fallback is not None and name in fallback:
+                return fallback[name](context, seeds, budget, factors)
             raise ValueError(
                 f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]}, budget {budget} and this truth was not "
                 f"recorded (recorded: σ in {runs.sigmas}, seeds {runs.seeds[0]}..{runs.seeds[-1]}, budget "

@@ -26,9 +26,9 @@ T_min / log alpha``) while it starts at ``T = 0.1``, so with ``max_fevals = 300`
 integer position in its ``SPACE`` values (``suggest_int``, so a sampler can use the order;
 CMA-ES needs it), the objective is log(measured time). A proposal that cannot launch is
 told as failed (no measurement, no information); one measured before is told its cached
-value for free. TPE starts from :data:`~schedlab.studies.search.INITIAL_SAMPLES` random
-proposals (``n_startup_trials``; Optuna's default is 10), as every tuner that fits a model to
-its measurements does here. Optuna samplers propose repeats freely (a converged CMA-ES or TPE
+value for free. TPE starts from :data:`TPE_STARTUP_TRIALS` random proposals (Optuna's default,
+``n_startup_trials = 10``, stated; half the rules' :data:`~schedlab.studies.search.INITIAL_SAMPLES`,
+shown beside its results). Optuna samplers propose repeats freely (a converged CMA-ES or TPE
 proposes the same few configurations again and again), so a run stops after
 ``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent: how many
 measurements each run used is part of its record (:meth:`TunerRuns.used`).
@@ -85,8 +85,10 @@ __all__ = [
     "OPTUNA_SAMPLERS",
     "OPTUNA_ASKS_PER_MEASUREMENT",
     "TUNERS",
+    "kt_annealing_stop",
     "kernel_tuner_options",
     "optuna_sampler_options",
+    "TPE_STARTUP_TRIALS",
     "rules_record",
     "tuner_order",
     "run_tuner",
@@ -167,6 +169,21 @@ def _seeded_latin_hypercube(seed: int):
 _KT_SA_T, _KT_SA_T_MIN = 0.1, 1e-4
 
 
+def kt_annealing_stop(max_fevals: int) -> float:
+    """Evaluations after which Kernel Tuner's simulated annealing has cooled below ``T_min`` and stops.
+
+    It sets ``T = T0 * alpha ** (max_iter / max_fevals * c)`` after ``c`` evaluations with
+    ``max_iter = log(T_min) / log(alpha)`` (the schedule's length as if ``T0`` were 1), so ``T``
+    reaches ``T_min`` at ``c = max_fevals * log(T_min / T0) / log(T_min)``, whatever ``alpha``.
+
+    Examples
+    --------
+    >>> round(kt_annealing_stop(300), 6)  # its defaults T0 = 0.1, T_min = 1e-4: three quarters of max_fevals
+    225.0
+    """
+    return max_fevals * math.log(_KT_SA_T_MIN / _KT_SA_T) / math.log(_KT_SA_T_MIN)
+
+
 def kernel_tuner_options(strategy: str, budget: int) -> dict:
     """The ``strategy_options`` a Kernel Tuner strategy runs with under the rules, for ``budget`` measurements.
 
@@ -187,23 +204,29 @@ def kernel_tuner_options(strategy: str, budget: int) -> dict:
     if strategy not in KERNEL_TUNER_STRATEGIES:
         raise ValueError(f"strategy must be one of {KERNEL_TUNER_STRATEGIES}, got {strategy!r}")
     if strategy == "simulated_annealing":
-        return {"max_fevals": math.ceil(budget * math.log(_KT_SA_T_MIN) / math.log(_KT_SA_T_MIN / _KT_SA_T) - 1e-9)}
+        return {"max_fevals": math.ceil(budget * budget / kt_annealing_stop(budget) - 1e-9)}
     if strategy == "bayes_opt":
         return {"max_fevals": budget, "popsize": INITIAL_SAMPLES}
     return {"max_fevals": budget}
 
 
+#: Optuna TPE's random starting proposals: its default, 10, stated. Fewer than the rules'
+#: ``INITIAL_SAMPLES`` (20): its recorded runs (about 17 s each) were not re-recorded with 20, so the
+#: search page shows each tuner's number of starting samples beside its results.
+TPE_STARTUP_TRIALS = 10
+
+
 def optuna_sampler_options(sampler: str) -> dict:
-    """Keyword arguments of an Optuna sampler under the rules (its seed aside).
+    """Keyword arguments of an Optuna sampler as run here (its seed aside).
 
     Examples
     --------
     >>> optuna_sampler_options("tpe"), optuna_sampler_options("cmaes")
-    ({'n_startup_trials': 20}, {})
+    ({'n_startup_trials': 10}, {})
     """
     if sampler not in OPTUNA_SAMPLERS:
         raise ValueError(f"sampler must be one of {OPTUNA_SAMPLERS}, got {sampler!r}")
-    return {"n_startup_trials": INITIAL_SAMPLES} if sampler == "tpe" else {}
+    return {"n_startup_trials": TPE_STARTUP_TRIALS} if sampler == "tpe" else {}
 
 
 def rules_record(budget: int) -> str:
@@ -478,7 +501,9 @@ def update_runs(old: TunerRuns, new: TunerRuns) -> TunerRuns:
     if differ:
         raise ValueError(f"runs to update must agree on {', '.join(differ)}; record all of them again")
     kept = [name for name in old.names if name not in new.names]
-    changed = [name for name in kept if _options_in(old, name) != _options_in(new, name)]
+    changed = [
+        name for name in kept if _options_in(old.rules, old.budget, name) != _options_in(new.rules, new.budget, name)
+    ]
     if changed:
         raise ValueError(f"{', '.join(changed)} ran under other options in the old runs; record them again too")
     names = tuple(name for name in TUNERS if name in kept or name in new.names)
@@ -491,17 +516,17 @@ def update_runs(old: TunerRuns, new: TunerRuns) -> TunerRuns:
 _LIBRARY_DEFAULTS = {"kt_bayes_opt": {"popsize": 20}, "optuna_tpe": {"n_startup_trials": 10}}
 
 
-def _options_in(runs: TunerRuns, name: str) -> dict:
-    """The options ``name`` effectively ran with in ``runs``: its library's defaults, then what the rules set.
+def _options_in(rules: str, budget: int, name: str) -> dict:
+    """The options ``name`` effectively runs with under ``rules`` (a :func:`rules_record`): defaults, then the rules.
 
     Runs recorded before the rules were (``rules == ""``) ran every tuner with its defaults and
     ``max_fevals = budget`` (Kernel Tuner).
     """
     library, strategy = _check_name(name)
-    if runs.rules:
-        options = json.loads(runs.rules)[library][strategy]
+    if rules:
+        options = json.loads(rules)[library][strategy]
     else:
-        options = {"max_fevals": runs.budget} if library == "kernel_tuner" else {}
+        options = {"max_fevals": budget} if library == "kernel_tuner" else {}
     return {**_LIBRARY_DEFAULTS.get(name, {}), **options}
 
 
@@ -583,9 +608,9 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
                 if other_machine == "raise":
                     raise ValueError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
-            if r is not None and r.rules != rules_record(budget):
+            if r is not None and _options_in(r.rules, r.budget, name) != _options_in(rules_record(budget), budget, name):
                 raise ValueError(
-                    f"{name} on {where}: runs were recorded under other rules than the current ones "
+                    f"{name} on {where}: runs were recorded with other options than the rules give it now "
                     f"(schedlab.studies.tuners.rules_record); re-record them with: "
                     f"python -m schedlab tuners {' '.join(map(str, context.mnk))}"
                 )

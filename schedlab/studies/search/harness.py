@@ -11,9 +11,10 @@ replay each trace through a Measurer):
   Triton and TVM), so nothing is ever charged for a configuration that cannot launch;
 - a configuration already measured is never charged again (the tuner caches results);
 - measurement ``k`` is refused once ``k`` exceeds the budget;
-- a tuner that fits a model to its measurements (model-guided search, Kernel Tuner's
-  ``bayes_opt``, Optuna's TPE) starts from :data:`INITIAL_SAMPLES` random ones, the same for each
-  (model-guided search's own default, ``MG_INITIAL``, is shown beside it where the page compares);
+- a tuner that fits a model to its measurements starts from :data:`INITIAL_SAMPLES` random ones:
+  Kernel Tuner's ``bayes_opt`` and model-guided search (whose own default, ``MG_INITIAL``, is shown
+  beside it where the page compares); Optuna's TPE keeps its default of 10, stated
+  (:data:`schedlab.studies.tuners.TPE_STARTUP_TRIALS`) and shown beside its results;
 - a run that stops before its budget is spent (a tuner's own stopping rule) is reported with
   the measurements it used (:func:`measurements_used`), never silently as a shorter budget.
 
@@ -84,9 +85,9 @@ DEFAULT_NOISE = 0.03
 #: The shapes :func:`schedlab.studies.compare.compare` uses by default:
 #: :func:`schedlab.core.shapes.study_shapes` (22 distinct).
 DEFAULT_SHAPES = study_shapes()
-#: Random starting measurements of every tuner that fits a model to its measurements, under the rules:
-#: Kernel Tuner's ``bayes_opt`` default (``popsize``), given to Optuna's TPE (``n_startup_trials``) and
-#: to model-guided search (``initial``) when the search page compares them.
+#: Random starting measurements of a tuner that fits a model to its measurements, under the rules:
+#: Kernel Tuner's ``bayes_opt`` default (``popsize``), given to model-guided search (``initial``) when
+#: the search page compares them.
 INITIAL_SAMPLES = 20
 #: Largest noise sigma accepted: a lognormal factor of e = 2.7x per sigma is already far beyond any
 #: real timing spread, and much larger sigmas overflow the measured times.
