@@ -195,3 +195,32 @@ def test_real_tuners_spend_the_budget_unless_they_stop_on_their_own():
     # simulated annealing ran its schedule out after 225 of 300 evaluations with Kernel Tuner's
     # defaults; under the rules it is given the max_fevals whose schedule ends at the budget
     assert len(tuner_order("kt_simulated_annealing", SQUARE, budget=300, seed=3)) == 300
+
+
+def test_update_runs_replaces_only_the_named_tuners_and_refuses_what_would_not_regenerate():
+    import dataclasses
+
+    from schedlab.studies.tuners import rules_record, update_runs
+
+    old = record_runs((16, 4096, 4096), names=["kt_random_sample", "kt_greedy_ils"], seeds=[0, 1], budget=12)
+    new = record_runs((16, 4096, 4096), names=["kt_greedy_ils"], seeds=[0, 1], budget=12)
+    both = update_runs(old, new)
+    assert both.names == ("kt_greedy_ils", "kt_random_sample")  # TUNERS order
+    assert np.array_equal(both.order("kt_random_sample", 1), old.order("kt_random_sample", 1))
+    with pytest.raises(ValueError, match="seeds"):
+        update_runs(old, record_runs((16, 4096, 4096), names=["kt_greedy_ils"], seeds=[0], budget=12))
+    # runs recorded before the rules ran simulated annealing with max_fevals = budget: keeping them is refused
+    legacy = record_runs((16, 4096, 4096), names=["kt_simulated_annealing"], seeds=[0, 1], budget=12)
+    legacy = dataclasses.replace(legacy, rules="")
+    assert rules_record(12) != ""
+    with pytest.raises(ValueError, match="kt_simulated_annealing ran under other options"):
+        update_runs(legacy, new)
+
+
+def test_the_recorded_guide_runs_hold_under_todays_rules():
+    from schedlab.studies import guides
+    from schedlab.studies.tuners import rules_record
+
+    runs = guides.load_guide_runs(DATA / "guide-runs-4096x4096x4096.npz")
+    assert runs.rules == rules_record(runs.budget) and runs.names == guides.REAL
+    assert ((runs.orders >= 0).sum(axis=-1) > 0).all()
