@@ -608,7 +608,9 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
                 if other_machine == "raise":
                     raise ValueError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
-            if r is not None and _options_in(r.rules, r.budget, name) != _options_in(rules_record(budget), budget, name):
+            if r is not None and _options_in(r.rules, r.budget, name) != _options_in(
+                rules_record(budget), budget, name
+            ):
                 raise ValueError(
                     f"{name} on {where}: runs were recorded with other options than the rules give it now "
                     f"(schedlab.studies.tuners.rules_record); re-record them with: "
