@@ -210,7 +210,7 @@ def trials_interval(trials) -> Interval:
     >>> iv.estimate, iv.p90, iv.reached
     (8.0, inf, 0.8)
     >>> bool(iv.low <= iv.estimate <= iv.high), round(iv.reached_high, 4), round(0.975 ** (1 / 5), 4)  # 4 of 5
-    (True, 0.995, 0.995)
+    (True, 0.9949, 0.9949)
     >>> trials_interval([12])[:5]
     (12.0, nan, nan, 12.0, 1.0)
     """
