@@ -159,7 +159,7 @@ def test_a100_prunes_exactly_the_pipelines_over_its_163_kib():
     assert smem == sum(
         1 for bm, bn, bk, _w, st, _g in itertools.product(*SPACE.values()) if st * (bm + bn) * bk * 2 > 163 * 1024
     )
-    assert "163 KB" in next(r.message for r, _n in summary.reason_counts if r.code == "smem")
+    assert "163 KiB" in next(r.message for r, _n in summary.reason_counts if r.code == "smem")
 
 
 def test_the_a100_loses_the_deepest_pipelines_of_the_big_tiles():

@@ -326,7 +326,7 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
 
 def _messages(hw: Hardware) -> dict[str, str]:
     return {
-        "smem": f"共享内存超过 {hw.smem_limit // KiB} KB",
+        "smem": f"共享内存超过 {hw.smem_limit // KiB} KiB",
         "mma": f"warp 的块小于一条 mma（{hw.mma_m}×{hw.mma_n}）",
         "registers": f"每线程寄存器超过 {hw.max_regs_per_thread}",
         "occupancy": "一个块要的寄存器、线程或共享内存超过一个 SM 所有",

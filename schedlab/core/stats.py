@@ -113,7 +113,7 @@ def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
     return a
 
 
-_STATISTICS = {"median": 0.5, "p90": 0.9}
+_STATISTICS = {"median": 0.5, "p90": 0.9, "share": None}
 
 
 def bootstrap_interval(
@@ -129,9 +129,11 @@ def bootstrap_interval(
     Parameters
     ----------
     x : 1-d array
-        Trials per seed (``inf`` allowed: never reached).
-    statistic : {"median", "p90"}
-        The median or 90th percentile (order statistics).
+        Trials per seed (``inf`` allowed: never reached) or, for ``"share"``, booleans.
+    statistic : {"median", "p90", "share"}
+        The median or 90th percentile (order statistics), or the mean of a boolean sample (a share:
+        its bootstrap interval collapses to a point when every seed agrees, which is why a reach is
+        given its exact interval, :func:`reach_interval`, instead).
     level : float
         Coverage of the interval (0.95: the 2.5th and 97.5th percentiles of the resampled statistic).
     n_resamples, seed : int
@@ -144,6 +146,8 @@ def bootstrap_interval(
     (50.0, True, True)
     >>> bootstrap_interval([7.0] * 10)[:3]  # every resample has median 7
     (7.0, 7.0, 7.0)
+    >>> bootstrap_interval([True] * 50, "share")[:3]  # all 50 seeds there: a point, not an interval
+    (1.0, 1.0, 1.0)
     """
     a = _check_sample(x)
     if statistic not in _STATISTICS:
@@ -153,7 +157,7 @@ def bootstrap_interval(
     q = _STATISTICS[statistic]
 
     def stat(sample, axis=-1):
-        return order_statistic(sample, q, axis=axis)
+        return np.mean(sample, axis=axis) if q is None else order_statistic(sample, q, axis=axis)
 
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         # scipy also reports a standard error and interpolated ends: nan (with a warning) when a

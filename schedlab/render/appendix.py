@@ -110,7 +110,7 @@ def claims_table(claims) -> Table:
     rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
     held = sum(bool(c.holds) for c in claims)
     return Table(
-        f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
-        ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"),
+        f"原始讲义脚本的结论：{held} / {len(rows)} 条在模型上成立",
+        ("编号", "原始讲义脚本说", "接受的范围", "模型给出", "是否成立"),
         rows,
     )
