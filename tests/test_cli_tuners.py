@@ -119,3 +119,21 @@ def test_export_with_stdout_closed_still_writes_both_files(tmp_path):
     assert (proc.returncode, proc.stderr) == (0, "")
     assert json.loads((tmp_path / "a.json").read_text())["problem_size"] == [64, 64, 64]
     assert json.loads((tmp_path / "t4.json").read_text())["schema_version"] == "1.0.0"
+
+
+def test_tuners_update_re_records_only_the_named_tuners(tmp_path):
+    out = str(tmp_path / "runs.npz")
+    common = ["tuners", "16", "4096", "4096", "--seeds", "2", "--budget", "10", "-o", out]
+    assert main([*common, "--tuner", "kt_greedy_ils", "kt_random_sample"]) == 0
+    before = load_runs(out)
+    assert main([*common, "--tuner", "kt_random_sample", "--update"]) == 0
+    after = load_runs(out)
+    assert after.names == before.names and np.array_equal(after.orders, before.orders)  # seeded: the same orders
+    with pytest.raises(SystemExit, match="--update needs --tuner"):
+        main([*common, "--update"])
+
+
+def test_tuners_sigma_records_only_the_real_model_fitting_tuners(tmp_path):
+    args = ["tuners", "16", "4096", "4096", "--sigma", "0.1", "--tuner", "kt_greedy_ils", "-o", str(tmp_path / "g.npz")]
+    with pytest.raises(SystemExit, match="--sigma records only kt_bayes_opt, optuna_tpe"):
+        main(args)

@@ -40,8 +40,8 @@ SAME_FACT = {
     "h100-lecture 的稠密峰值": [("landscape", "peak_tflops"), ("gpus", "h100_lecture_peak")],
     "h100-lecture 每块最多的共享内存": [("space", "smem_limit_kib"), ("gpus", "lecture_smem_kib")],
     "4096³ 平台外的第一个台阶": [("landscape", "runner_up"), ("guides", "pl_next")],
-    "decode 16 的最优（h100-lecture）": [("shapes", "decode_cfg"), ("guides", "dec_h100_best")],
-    "decode 16 上 5% 以内的配置数": [("searching", "dec_n5"), ("guides", "dec_n5_h100")],
+    "decode 16 的最优（h100-lecture）": [("shapes", "decode_cfg"), ("guides", "dec_lecture_best")],
+    "decode 16 上 5% 以内的配置数": [("searching", "dec_n5"), ("guides", "dec_n5_lecture")],
     "研究用的形状数": [("searching", "n_study"), ("buckets", "n_shapes")],
 }
 

@@ -8,7 +8,7 @@ import pytest
 from schedlab import H100_TC, GemmConfig, figures, landscape, launchable, render
 from schedlab.core.hardware import KiB
 from schedlab.studies import guides, surrogates
-from schedlab.studies.compare import compare
+from schedlab.studies.compare import compare, ruled_cores
 
 SQUARE = (4096, 4096, 4096)
 BLIND_AND_MODEL = ["random", "descent", "annealing", "evolutionary", "model"]
@@ -45,8 +45,31 @@ def test_field_rejects_a_bad_sigma(sigma):
 def test_blind_tuners_on_the_plain_model_are_the_search_chapters_runs():
     seeds = range(12)
     g = guides.guide_study(SQUARE, [guides.field_truth(0.0)], ["model-guided", *guides.BLIND], seeds=seeds)
-    c = compare([SQUARE], ["model", *guides.BLIND], seeds=seeds)
+    c = compare([SQUARE], ["model", *guides.BLIND], seeds=seeds, cores=ruled_cores())  # the same rules
     assert np.array_equal(g.trials[0], c.trials[0])
+
+
+def test_recorded_real_tuners_replay_their_live_runs_and_refuse_what_was_not_recorded(tmp_path):
+    truths = [guides.field_truth(0.2)]
+    runs = guides.record_guide_runs(SQUARE, [0.2], ["kt_bayes_opt"], seeds=[0, 1], budget=25)
+    again = guides.load_guide_runs(runs.save(tmp_path / "g.npz"))
+    cores = guides.recorded_guide_cores(again)
+    live = guides.guide_study(SQUARE, truths, ["kt_bayes_opt"], seeds=[0, 1], budget=25)
+    replay = guides.guide_study(SQUARE, truths, ["kt_bayes_opt"], seeds=[0, 1], budget=25, cores=cores)
+    assert np.array_equal(live.trials, replay.trials)
+    with pytest.raises(ValueError, match="was not recorded"):
+        guides.guide_study(SQUARE, [guides.field_truth(0.05)], ["kt_bayes_opt"], seeds=[0], budget=25, cores=cores)
+    with pytest.raises(ValueError, match="was not recorded"):
+        guides.guide_study(SQUARE, truths, ["kt_bayes_opt"], seeds=[0], budget=24, cores=cores)
+
+
+def test_truth_factors_are_the_field_times_the_noise():
+    f = guides.truth_factors(guides.field_truth(0.1), [4], 0.03)[0]
+    land = landscape(SQUARE)
+    from schedlab.studies.search import noise_factors
+
+    expected = guides.effects_field(land.configs, 0.1, 4) * noise_factors(4, 0.03, len(land.configs))
+    assert np.allclose(f, expected, rtol=1e-12)
 
 
 def test_a_machine_truth_is_that_machines_search():

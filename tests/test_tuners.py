@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from schedlab import landscape
+from schedlab.core.space import SPACE, TRITON_NAMES
 from schedlab.studies.export import measured_times_s
 from schedlab.studies.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
 
@@ -120,3 +121,106 @@ def test_runs_are_saved_under_the_name_given(tmp_path, name):
     assert [p.name for p in tmp_path.iterdir()] == [name]
     again = load_runs(tmp_path / name)
     assert again.names == runs.names and np.array_equal(again.orders, runs.orders)
+
+
+# --- the rules, through Kernel Tuner's own public interface ------------------------------------------
+
+
+def _kt_run(entry, strategy, budget, seed, **kwargs):
+    """Run a Kernel Tuner strategy through its public interface on the exported 4096^3 landscape (seeded)."""
+    import tempfile
+    import warnings
+    from pathlib import Path
+
+    from schedlab.studies.export import cache_document, write_json
+
+    doc = cache_document(SQUARE, noise=0.03, seed=seed)
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = write_json(doc, Path(folder) / "cache.json")
+        random.seed(seed)
+        np.random.seed(seed)
+        if entry == "tune_cache":
+            from kernel_tuner import tune_cache
+
+            results, _ = tune_cache(str(path), strategy=strategy, strategy_options={"max_fevals": budget}, quiet=True)
+        else:
+            from kernel_tuner import tune_kernel
+
+            tune_params = {k: list(v) for k, v in doc["tune_params"].items()}
+            results, _ = tune_kernel(
+                doc["kernel_name"],
+                "void f(){}",
+                doc["problem_size"],
+                [],
+                tune_params,
+                simulation_mode=True,
+                cache=str(path),
+                strategy=strategy,
+                strategy_options={"max_fevals": budget},
+                quiet=True,
+                **kwargs,
+            )
+    return results
+
+
+def _charged(results):
+    """(distinct configs evaluated, how many of them cannot launch) in Kernel Tuner's results."""
+    keys = [TRITON_NAMES[k] for k in SPACE]
+    distinct = {tuple(r[k] for k in keys): r for r in results}
+    unlaunchable = sum(1 for r in distinct.values() if "__error__" in r or not isinstance(r["time"], float))
+    return len(distinct), unlaunchable
+
+
+@pytest.mark.parametrize("strategy", ["random_sample", "greedy_ils"])
+def test_kernel_tuners_tune_cache_runs_under_the_rules(strategy):
+    # driven through kernel_tuner.tune_cache itself, not through this package's runner: the budget
+    # is spent on launchable configs only, and exactly the budget
+    distinct, unlaunchable = _charged(_kt_run("tune_cache", strategy, 120, seed=2))
+    assert (distinct, unlaunchable) == (120, 0)
+
+
+def test_kernel_tuners_tune_kernel_needs_the_launchable_restriction():
+    from schedlab.studies.export import launchable_restriction
+
+    plain = _charged(_kt_run("tune_kernel", "random_sample", 300, seed=1))
+    ruled = _charged(_kt_run("tune_kernel", "random_sample", 300, seed=1, restrictions=[launchable_restriction()]))
+    # without it, Kernel Tuner charges unlaunchable entries as evaluations: about 2256 of the
+    # 6000 grid points cannot launch, so a uniform draw of 300 hits one ~ 300 * 2256 / 6000 = 113 times
+    assert plain[0] == 300 and 60 < plain[1] < 170
+    assert ruled == (300, 0)
+
+
+def test_real_tuners_spend_the_budget_unless_they_stop_on_their_own():
+    # simulated annealing ran its schedule out after 225 of 300 evaluations with Kernel Tuner's
+    # defaults; under the rules it is given the max_fevals whose schedule ends at the budget
+    assert len(tuner_order("kt_simulated_annealing", SQUARE, budget=300, seed=3)) == 300
+
+
+def test_update_runs_replaces_only_the_named_tuners_and_refuses_what_would_not_regenerate():
+    import dataclasses
+
+    from schedlab.studies.tuners import rules_record, update_runs
+
+    old = record_runs((16, 4096, 4096), names=["kt_random_sample", "kt_greedy_ils"], seeds=[0, 1], budget=12)
+    new = record_runs((16, 4096, 4096), names=["kt_greedy_ils"], seeds=[0, 1], budget=12)
+    both = update_runs(old, new)
+    assert both.names == ("kt_greedy_ils", "kt_random_sample")  # TUNERS order
+    assert np.array_equal(both.order("kt_random_sample", 1), old.order("kt_random_sample", 1))
+    with pytest.raises(ValueError, match="seeds"):
+        update_runs(old, record_runs((16, 4096, 4096), names=["kt_greedy_ils"], seeds=[0], budget=12))
+    # runs recorded before the rules ran simulated annealing with max_fevals = budget: keeping them is refused
+    legacy = record_runs((16, 4096, 4096), names=["kt_simulated_annealing"], seeds=[0, 1], budget=12)
+    legacy = dataclasses.replace(legacy, rules="")
+    assert rules_record(12) != ""
+    with pytest.raises(ValueError, match="kt_simulated_annealing ran under other options"):
+        update_runs(legacy, new)
+
+
+def test_the_recorded_guide_runs_hold_under_todays_rules():
+    from schedlab.studies import guides
+    from schedlab.studies.tuners import rules_record
+
+    runs = guides.load_guide_runs(DATA / "guide-runs-4096x4096x4096.npz")
+    assert runs.rules == rules_record(runs.budget) and runs.names == guides.REAL
+    assert ((runs.orders >= 0).sum(axis=-1) > 0).all()

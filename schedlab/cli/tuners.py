@@ -5,9 +5,12 @@
     python -m schedlab export 4096 4096 4096 -o cache.json            # a Kernel Tuner cache file
     python -m schedlab export 4096 4096 4096 --noise 0 --t4 t4.json   # and T4 results
     python -m schedlab tuners 4096 4096 4096 --seeds 50 -o book/data/tuner-runs-4096x4096x4096.npz
+    python -m schedlab tuners 4096 4096 4096 --sigma 0.05 0.1 0.2 --seeds 20 -o book/data/guide-runs-4096x4096x4096.npz
 
 ``tuners`` records the real tuners' runs (:func:`schedlab.studies.tuners.record_runs`) that the
-search page replays; it is the documented command that regenerates ``book/data``.
+search page replays; with ``--sigma`` it records Kernel Tuner's ``bayes_opt`` and Optuna's TPE on
+the guides page's field truths instead (:func:`schedlab.studies.guides.record_guide_runs`). It is
+the documented command that regenerates ``book/data``.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.core.files import check_writable
 from schedlab.studies.export import cache_document, t4_document, write_json
+from schedlab.studies.guides import REAL, record_guide_runs
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
-from schedlab.studies.tuners import TUNERS, record_runs
+from schedlab.studies.tuners import TUNERS, load_runs, record_runs, update_runs
 
 __all__ = ["add_parsers"]
 
@@ -40,7 +44,23 @@ def cmd_export(args) -> int:
 
 def cmd_tuners(args) -> int:
     shape = (args.M, args.N, args.K)
-    output = check_writable(args.output or f"tuner-runs-{args.M}x{args.N}x{args.K}.npz")  # before minutes of work
+    kind = "guide-runs" if args.sigma else "tuner-runs"
+    output = check_writable(args.output or f"{kind}-{args.M}x{args.N}x{args.K}.npz")  # before minutes of work
+    if args.sigma:
+        bad = [t for t in args.tuner or () if t not in REAL]
+        if bad:
+            raise SystemExit(f"--sigma records only {', '.join(REAL)}, not {', '.join(bad)}")
+        with progress_bar(desc="调优器", unit="组") as bar:
+            runs = record_guide_runs(
+                shape, args.sigma, args.tuner or REAL, range(args.seeds), args.budget, args.noise, report_to(bar)
+            )
+        print(f"σ {runs.sigmas} × {len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子: {runs.save(output)}")
+        return 0
+    old = None
+    if args.update:
+        if not args.tuner or not output.exists():
+            raise SystemExit("--update needs --tuner NAME ... and an existing output file to update")
+        old = load_runs(output)
     with progress_bar(desc="调优器", unit="次运行") as bar:
         runs = record_runs(
             shape,
@@ -51,6 +71,8 @@ def cmd_tuners(args) -> int:
             None,
             progress=report_to(bar),
         )
+    if old is not None:
+        runs = update_runs(old, runs)
     print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
 
@@ -97,5 +119,19 @@ def add_parsers(sub) -> None:
         metavar="NAME",
         help=f"只跑这些（默认全部）：{', '.join(TUNERS)}",
     )
-    p.add_argument("-o", "--output", type=Path, default=None, help="输出 .npz（默认 tuner-runs-MxNxK.npz）")
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="只重录 --tuner 列出的调优器，其余保留输出文件里的（规则没变的才允许） / re-record only these",
+    )
+    p.add_argument(
+        "--sigma",
+        nargs="+",
+        type=float,
+        default=None,
+        help="改为在这些 σ 的效应场真相上记录 bayes_opt 和 TPE（引导一页） / record on field truths instead",
+    )
+    p.add_argument(
+        "-o", "--output", type=Path, default=None, help="输出 .npz（默认 tuner-runs-MxNxK.npz 或 guide-runs-MxNxK.npz）"
+    )
     p.set_defaults(func=cmd_tuners)

@@ -3,28 +3,39 @@
 Numbers of trials are heavy-tailed and can be ``inf`` (the run never got there within
 its budget), so every statistic here is an order statistic or a count, never a mean:
 
-- :func:`bootstrap_interval`: a percentile-bootstrap 95 % interval for a median, a
-  90th percentile or a share, resampling seeds (numpy only, seeded, reproducible);
+- :func:`bootstrap_interval`: a percentile-bootstrap 95 % interval for a median or a 90th
+  percentile, resampling seeds with ``scipy.stats.bootstrap`` (seeded, reproducible);
+- :func:`reach_interval`: the share of seeds that got there, with its exact (Clopper--Pearson)
+  95 % interval, ``scipy.stats.binomtest(...).proportion_ci(method="exact")``;
 - :func:`trials_interval`: what every chapter reports of trials-to-goal over seeds -- the
-  median with that interval, the 90th percentile and the share of seeds that got there --
+  median with its interval, the 90th percentile and the reach with its interval --
   as one :class:`Interval` (:func:`schedlab.render.table.fmt_interval` writes it);
 - :func:`sign_test`: two strategies run with the same seeds meet the same noise, so
-  their trials pair up by seed; the exact two-sided sign test asks whether one wins
-  more seeds than a fair coin would (ties, ``inf`` against ``inf`` included, dropped);
+  their trials pair up by seed; the exact two-sided sign test (``scipy.stats.binomtest``)
+  asks whether one wins more seeds than a fair coin would (ties, ``inf`` against ``inf``
+  included, dropped);
+- :func:`holm`: Holm's step-down adjustment of the p-values of every comparison a page makes,
+  so that the chance of any false "significant" among them stays under the level;
 - :func:`random_search_odds`: uniform random search without replacement has a closed
   form -- with ``k`` good configs among ``n``, the chance that none of the first ``t``
   draws is good is ``C(n - k, t) / C(n, t)`` -- so its median and 90th percentile need no
   simulation (noise-free; with noise the believed best can differ from the first good draw).
 
-scipy would give the same tests; these few lines of numpy avoid a dependency for them.
+The tests are scipy's; what is ours is only what scipy does not do: the order-statistic ends of
+a bootstrap interval (:func:`bootstrap_interval` says why) and Holm's adjustment (scipy's
+``false_discovery_control`` is Benjamini--Hochberg, which bounds the expected share of false
+discoveries, not the chance of any: the claim the search page makes is "no comparison called
+real is luck", which is a family-wise error rate).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+import scipy.stats
 
 from schedlab.core.checks import is_integer
 
@@ -32,9 +43,11 @@ __all__ = [
     "Interval",
     "order_statistic",
     "bootstrap_interval",
+    "reach_interval",
     "trials_interval",
     "SignTest",
     "sign_test",
+    "holm",
     "RandomOdds",
     "random_search_odds",
 ]
@@ -55,7 +68,7 @@ def order_statistic(x, q: float, axis=-1):
 
 
 class Interval(NamedTuple):
-    """A statistic with its interval ``[low, high]``; for trials-to-goal, also their p90 and reach.
+    """A statistic with its interval ``[low, high]``; for trials-to-goal, also their p90 and reach with its interval.
 
     The one record of the lecture for "a number and how sure we are of it": a bootstrap
     interval (:func:`bootstrap_interval`), a trials cell of a study (:func:`trials_interval`:
@@ -72,6 +85,8 @@ class Interval(NamedTuple):
         The 90th percentile of the trials behind a median; ``nan`` for any other sample.
     reached : float
         The share of seeds whose trials are finite (got there within the budget); ``nan`` likewise.
+    reached_low, reached_high : float
+        The exact (Clopper--Pearson) 95 % interval of ``reached`` (:func:`reach_interval`); ``nan`` likewise.
 
     Examples
     --------
@@ -85,6 +100,8 @@ class Interval(NamedTuple):
     high: float
     p90: float = math.nan
     reached: float = math.nan
+    reached_low: float = math.nan
+    reached_high: float = math.nan
 
 
 def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
@@ -96,17 +113,27 @@ def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
     return a
 
 
+_STATISTICS = {"median": 0.5, "p90": 0.9, "share": None}
+
+
 def bootstrap_interval(
     x, statistic: str = "median", level: float = 0.95, n_resamples: int = N_RESAMPLES, seed: int = 0
 ) -> Interval:
     """Percentile-bootstrap interval of ``statistic`` over the sample ``x`` (one value per seed).
+
+    The seeds are resampled by ``scipy.stats.bootstrap`` (``method="percentile"``); the interval's
+    ends are order statistics of its bootstrap distribution (:func:`order_statistic`), not scipy's
+    interpolated quantiles, so a count stays a count and an ``inf`` end (too few resamples got
+    there) stays ``inf`` instead of becoming ``nan``.
 
     Parameters
     ----------
     x : 1-d array
         Trials per seed (``inf`` allowed: never reached) or, for ``"share"``, booleans.
     statistic : {"median", "p90", "share"}
-        The median or 90th percentile (order statistics), or the mean of a boolean sample.
+        The median or 90th percentile (order statistics), or the mean of a boolean sample (a share:
+        its bootstrap interval collapses to a point when every seed agrees, which is why a reach is
+        given its exact interval, :func:`reach_interval`, instead).
     level : float
         Coverage of the interval (0.95: the 2.5th and 97.5th percentiles of the resampled statistic).
     n_resamples, seed : int
@@ -117,45 +144,86 @@ def bootstrap_interval(
     >>> iv = bootstrap_interval(np.arange(1, 101))
     >>> iv.estimate, bool(iv.low < 50 < iv.high), bool(iv.high - iv.low < 30)
     (50.0, True, True)
-    >>> bootstrap_interval([True, False] * 50, "share").estimate
-    0.5
+    >>> bootstrap_interval([7.0] * 10)[:3]  # every resample has median 7
+    (7.0, 7.0, 7.0)
+    >>> bootstrap_interval([True] * 50, "share")[:3]  # all 50 seeds there: a point, not an interval
+    (1.0, 1.0, 1.0)
     """
     a = _check_sample(x)
-    funcs = {
-        "median": lambda s: order_statistic(s, 0.5),
-        "p90": lambda s: order_statistic(s, 0.9),
-        "share": lambda s: np.mean(s, axis=-1),
-    }
-    if statistic not in funcs:
-        raise ValueError(f"statistic must be one of {tuple(funcs)}, got {statistic!r}")
+    if statistic not in _STATISTICS:
+        raise ValueError(f"statistic must be one of {tuple(_STATISTICS)}, got {statistic!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
-    rng = np.random.default_rng(seed)
-    resampled = a[rng.integers(0, len(a), size=(n_resamples, len(a)))]
-    stats = funcs[statistic](resampled)
+    q = _STATISTICS[statistic]
+
+    def stat(sample, axis=-1):
+        return np.mean(sample, axis=axis) if q is None else order_statistic(sample, q, axis=axis)
+
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        # scipy also reports a standard error and interpolated ends: nan (with a warning) when a
+        # resample's statistic is inf or all resamples agree; neither is used here
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        result = scipy.stats.bootstrap(
+            (a,),
+            stat,
+            n_resamples=n_resamples,
+            confidence_level=level,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(seed),
+        )
     tail = (1 - level) / 2
-    low, high = order_statistic(stats, tail), order_statistic(stats, 1 - tail)
-    return Interval(float(funcs[statistic](a)), float(low), float(high))
+    low, high = order_statistic(result.bootstrap_distribution, [tail, 1 - tail])
+    return Interval(float(stat(a)), float(low), float(high))
+
+
+def reach_interval(trials, level: float = 0.95) -> Interval:
+    """The share of finite ``trials`` (seeds that got there) with its exact Clopper--Pearson interval.
+
+    ``scipy.stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")``: with ``k``
+    of ``n`` seeds there, the interval holds every share ``p`` for which ``k`` is not in either
+    ``(1 - level) / 2`` tail of the binomial distribution ``B(n, p)``; for ``k = n`` its lower end is
+    ``((1 - level) / 2) ** (1 / n)``.
+
+    Examples
+    --------
+    >>> iv = reach_interval([3.0] * 50)
+    >>> iv.estimate, round(iv.low, 4), iv.high, round(0.025 ** (1 / 50), 4)
+    (1.0, 0.9289, 1.0, 0.9289)
+    >>> reach_interval([np.inf, 4.0]).estimate
+    0.5
+    """
+    a = _check_sample(trials, "trials", minimum=1)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    k, n = int(np.isfinite(a).sum()), len(a)
+    ci = scipy.stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    return Interval(k / n, float(ci.low), float(ci.high))
 
 
 def trials_interval(trials) -> Interval:
     """The median of ``trials`` (one per seed, ``inf``: never got there) with its bootstrap 95 % interval, p90 and reach.
 
-    One seed has no interval to resample: ``low`` and ``high`` are then ``nan``.
+    One seed has no interval to resample: ``low`` and ``high`` are then ``nan``. The reach comes
+    with its exact interval (:func:`reach_interval`).
 
     Examples
     --------
     >>> iv = trials_interval([3, 5, 8, 13, np.inf])
     >>> iv.estimate, iv.p90, iv.reached
     (8.0, inf, 0.8)
-    >>> bool(iv.low <= iv.estimate <= iv.high)
-    True
-    >>> trials_interval([12])
-    Interval(estimate=12.0, low=nan, high=nan, p90=12.0, reached=1.0)
+    >>> bool(iv.low <= iv.estimate <= iv.high), round(iv.reached_high, 4), round(0.975 ** (1 / 5), 4)  # 4 of 5
+    (True, 0.9949, 0.9949)
+    >>> trials_interval([12])[:5]
+    (12.0, nan, nan, 12.0, 1.0)
     """
     a = _check_sample(trials, "trials", minimum=1)
     median = bootstrap_interval(a) if len(a) > 1 else Interval(float(order_statistic(a, 0.5)), math.nan, math.nan)
-    return median._replace(p90=float(order_statistic(a, 0.9)), reached=float(np.isfinite(a).mean()))
+    reach = reach_interval(a)
+    return median._replace(
+        p90=float(order_statistic(a, 0.9)), reached=reach.estimate, reached_low=reach.low, reached_high=reach.high
+    )
 
 
 class SignTest(NamedTuple):
@@ -170,9 +238,12 @@ class SignTest(NamedTuple):
 def sign_test(a, b) -> SignTest:
     """Exact two-sided sign test on paired samples (same seeds): is ``a < b`` more often than chance?
 
+    ``scipy.stats.binomtest(wins, wins + losses, 0.5).pvalue``: under ``p = 1/2`` the binomial is
+    symmetric, so this is twice the smaller tail, at most 1.
+
     Examples
     --------
-    >>> sign_test([1, 2, 3, np.inf], [2, 3, 4, np.inf])  # 3 wins, the inf pair ties
+    >>> sign_test([1, 2, 3, np.inf], [2, 3, 4, np.inf])  # 3 wins, the inf pair ties: 2 / 2**3
     SignTest(wins=3, losses=0, ties=1, p_value=0.25)
     """
     a, b = _check_sample(a, "a"), _check_sample(b, "b")
@@ -182,8 +253,31 @@ def sign_test(a, b) -> SignTest:
     n = wins + losses
     if n == 0:
         return SignTest(0, 0, len(a), 1.0)
-    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2**n
-    return SignTest(wins, losses, len(a) - n, min(1.0, 2 * tail))
+    return SignTest(wins, losses, len(a) - n, float(scipy.stats.binomtest(wins, n, 0.5).pvalue))
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values: reject comparison ``i`` at level ``alpha`` iff ``adjusted[i] < alpha``.
+
+    Sorted ascending, the ``j``-th smallest p-value (``j`` from 0) of ``m`` is multiplied by ``m - j``,
+    a running maximum keeps the order, and 1 caps it. Like Bonferroni (every p times ``m``) it keeps
+    the chance of *any* false rejection among the ``m`` under ``alpha`` whatever their dependence;
+    it rejects everything Bonferroni rejects, and sometimes more.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03, 0.005]).round(4).tolist()  # 0.005*4, 0.01*3, 0.03*2, max(0.04*1, 0.06)
+    [0.03, 0.06, 0.06, 0.02]
+    """
+    p = np.asarray(p_values, dtype=float)
+    if p.ndim != 1 or not len(p) or np.isnan(p).any() or ((p < 0) | (p > 1)).any():
+        raise ValueError(f"p_values must be a non-empty 1-d sample of numbers in [0, 1], got {p_values!r}")
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
 
 
 class RandomOdds(NamedTuple):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from schedlab.render.labels import SURROGATE_LABELS, TUNER_LABELS
 from schedlab.render.table import Table, fmt_interval, fmt_trials
+from schedlab.render.tuner_tables import MISSING_NOTE
 from schedlab.studies.guides import GuideStudy
 from schedlab.studies.surrogates import Ablation
 
@@ -37,7 +38,7 @@ def guide_table(study: GuideStudy, truths=None) -> Table:
     )
     title = (
         f"{'×'.join(map(str, study.shape))}：测多少次，相信的最优才真的在真实最优的 5% 以内"
-        f"（{_setting(study)}）。每格：中位数 [95% 自助区间]；— 表示过半的种子没到"
+        f"（{_setting(study)}）。每格：中位数 [95% 自助区间]。{MISSING_NOTE}"
     )
     return Table(title, ("调优器",) + tuple(getattr(t, "name", t) for t in truths), rows)
 

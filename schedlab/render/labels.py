@@ -110,6 +110,7 @@ TUNER_LABELS = {
     "kt_random_sample": "Kernel Tuner random_sample",
     "optuna_tpe": "Optuna TPE",
     "optuna_cmaes": "Optuna CMA-ES",
+    "model-own-start": "代价模型引导（它自己的起点数）",
 }
 
 #: Surrogate of :data:`schedlab.studies.surrogates.SURROGATES` -> what it holds.

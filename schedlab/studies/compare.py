@@ -14,6 +14,7 @@ contract of :func:`schedlab.studies.search.run_seeds` and passing ``cores={**COR
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,18 +30,24 @@ from schedlab.studies.search import (
     DEFAULT_BUDGET,
     DEFAULT_NOISE,
     DEFAULT_SHAPES,
+    INITIAL_SAMPLES,
     STRATEGIES,
     Core,
     check_factor,
     check_noise,
     check_seeds,
     first_within,
+    measurements_used,
     noise_factors,
     run_seeds,
     search_context,
 )
 
-__all__ = ["Comparison", "LocalOptima", "compare", "descent_local_optima"]
+__all__ = ["MODEL_OWN_START", "Comparison", "LocalOptima", "compare", "ruled_cores", "descent_local_optima"]
+
+#: Registry name of model-guided search from its own default start (``MG_INITIAL`` random
+#: measurements) beside ``"model"`` under the rules (:data:`~schedlab.studies.search.INITIAL_SAMPLES`).
+MODEL_OWN_START = "model-own-start"
 
 _NAME_OF = {f: name for name, f in STRATEGIES.items()}
 
@@ -69,6 +76,8 @@ class Comparison:
     curve_median, curve_p10, curve_p90 : ndarray (shapes, strategies, budget)
         Best-so-far true time over the optimum after ``k + 1`` measurements: median and
         the 10 / 90 % band over seeds.
+    used : ndarray (shapes, strategies, seeds)
+        Measurements each run actually used (fewer than ``budget``: the tuner stopped on its own).
     """
 
     shapes: tuple
@@ -84,6 +93,7 @@ class Comparison:
     curve_median: np.ndarray = field(repr=False)
     curve_p10: np.ndarray = field(repr=False)
     curve_p90: np.ndarray = field(repr=False)
+    used: np.ndarray = field(repr=False)
 
     def shape_index(self, shape) -> int:
         """Position of ``shape`` (a shape, or its index) in :attr:`shapes`.
@@ -217,11 +227,13 @@ def compare(
     factors = np.stack([noise_factors(s, noise, n) for s in seeds])
     S, T = len(shapes), len(names)
     trials = np.empty((S, T, len(seeds)))
+    used = np.empty((S, T, len(seeds)), dtype=np.int64)
     curves = np.empty((3, S, T, budget))
     total, done = S * T, 0
     for i, context in enumerate(contexts):
         for j, name in enumerate(names):
-            _, believed, _ = run_seeds(cores[name], context, seeds, budget, factors)
+            order, believed, _ = run_seeds(cores[name], context, seeds, budget, factors)
+            used[i, j] = measurements_used(order)
             best = context.times[believed]
             trials[i, j] = first_within(best, context.optimum, factor)
             curves[:, i, j] = np.percentile(best / context.optimum, [50, 10, 90], axis=0)
@@ -242,7 +254,25 @@ def compare(
         curve_median=curves[0],
         curve_p10=curves[1],
         curve_p90=curves[2],
+        used=used,
     )
+
+
+def ruled_cores(cores: Mapping[str, Core] = CORES) -> dict:
+    """``cores`` under the search page's rules: model-guided search from the common start.
+
+    ``"model"`` starts from :data:`~schedlab.studies.search.INITIAL_SAMPLES` random measurements, as
+    Kernel Tuner's ``bayes_opt`` and Optuna's TPE do under the rules; :data:`MODEL_OWN_START` is the
+    same search from its own default, ``MG_INITIAL``, so both settings can be shown side by side.
+
+    Examples
+    --------
+    >>> c = compare([(4096, 4096, 4096)], ["model", MODEL_OWN_START], seeds=range(3), budget=30, cores=ruled_cores())
+    >>> c.used[0].tolist()
+    [[30, 30, 30], [30, 30, 30]]
+    """
+    model = cores["model"]
+    return {**cores, "model": functools.partial(model, initial=INITIAL_SAMPLES), MODEL_OWN_START: model}
 
 
 @dataclass(frozen=True)

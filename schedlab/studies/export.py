@@ -20,7 +20,9 @@ The cache file
   tensor-core tile or registers, see :mod:`schedlab.core.space`) has ``time:
   "InvalidConfig"``, which Kernel Tuner reads as a configuration that fails its
   restrictions: ``tune_cache`` prunes it before any strategy can spend a measurement
-  on it.
+  on it. Kernel Tuner's ``tune_kernel(..., simulation_mode=True, cache=FILE)`` does not: it
+  charges a first visit to such an entry as an evaluation unless it is given the same
+  restriction, :func:`launchable_restriction` (``restrictions=[launchable_restriction()]``).
 - ``schedlab``: the hardware, the noise sigma and seed, and the noise model in words.
 
 The noise model
@@ -42,13 +44,14 @@ import numpy as np
 from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
-from schedlab.core.space import SPACE, TRITON_NAMES, all_configs, as_mnk
+from schedlab.core.space import SPACE, TRITON_NAMES, all_configs, as_mnk, launchable
 from schedlab.studies.search import DEFAULT_NOISE, Measurer
 
 __all__ = [
     "KERNEL_NAME",
     "cache_document",
     "cache_from_times",
+    "launchable_restriction",
     "t4_document",
     "write_json",
     "measured_times_s",
@@ -58,6 +61,32 @@ __all__ = [
 KERNEL_NAME = "schedlab_matmul"
 _INVALID = "InvalidConfig"  # Kernel Tuner's marker of a configuration that fails its restrictions
 _MS_PER_S = 1e3
+
+
+def launchable_restriction(hw: Hardware | None = None):
+    """A Kernel Tuner restriction that passes exactly the configurations that can launch on ``hw``.
+
+    Kernel Tuner calls it with a dict of one configuration's values under the Triton names of
+    :data:`~schedlab.core.space.TRITON_NAMES`; with it, ``tune_kernel`` in simulation mode prunes
+    what ``tune_cache`` prunes, and spends no evaluation on a configuration that cannot launch.
+    (A plain function, not a lambda: Kernel Tuner rewrites lambdas into strings it parses.)
+
+    Examples
+    --------
+    >>> ok = launchable_restriction()
+    >>> ok(dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, num_warps=8, num_stages=4, GROUP_M=1))
+    True
+    >>> ok(dict(BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5, GROUP_M=1))  # too much smem
+    False
+    """
+    hw = check_hardware(hw)
+    ok = frozenset(c.as_tuple() for c in launchable(hw).configs)
+    keys = tuple(TRITON_NAMES[k] for k in SPACE)
+
+    def can_launch(params) -> bool:
+        return tuple(params[k] for k in keys) in ok
+
+    return can_launch
 
 
 def measured_times_s(shape, noise: float = DEFAULT_NOISE, seed: int = 0, hw: Hardware | None = None) -> np.ndarray:

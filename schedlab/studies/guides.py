@@ -26,12 +26,20 @@ Guided tuners (:data:`GUIDED`):
 ``top-k learned``   the same ranking from :func:`schedlab.studies.learned.fit`'s ridge, trained on the
                     default machine's landscapes of the other projections (never on the shape itself).
 ``model-guided``    :func:`schedlab.studies.search.model_guided`: an online ridge on static features,
-                    fitted to the measurements of the truth. It never sees a model time; its
-                    features are computed for the machine it measures.
+                    fitted to the measurements of the truth, from
+                    :data:`~schedlab.studies.search.INITIAL_SAMPLES` random starting measurements
+                    (the rule for every tuner that fits a model). It never sees a model time; its
+                    features (which include the model's own ``tiling()`` quantities: waves,
+                    resident blocks, padding) are computed for the machine it measures.
 
 Blind tuners (:data:`BLIND`): random search, coordinate descent, simulated annealing and the
 evolutionary search of :mod:`schedlab.studies.search`, under the same rules (budget of unique
 launchable measurements, same noise stream ``default_rng([0, s])``, same seeds).
+
+Real tuners (:data:`REAL`): Kernel Tuner's ``bayes_opt`` and Optuna's TPE
+(:mod:`schedlab.studies.tuners`), which fit models of their own to the measurements; they run
+live (seconds per run) unless ``cores`` gives recorded ones (:func:`record_guide_runs`,
+:func:`recorded_guide_cores`).
 
 :func:`guide_study` reports, for each truth and tuner, trials until the believed-best
 configuration is truly within 5 % of the *truth's* optimum, over the seeds, as medians with
@@ -45,26 +53,36 @@ only the measured times change: the noise factors are multiplied by the truth's 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int, check_number
+from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import study_shapes
 from schedlab.core.space import SPACE, as_mnk, check_sequence, config_array
 from schedlab.core.stats import Interval, trials_interval
 from schedlab.studies import learned, search
+from schedlab.studies.search.features import neighbour_tables
 
 __all__ = [
     "FIELD_SIGMAS",
     "FIELD_SHARES",
     "GUIDED",
     "BLIND",
+    "REAL",
     "TUNERS",
+    "GuideRuns",
+    "record_guide_runs",
+    "load_guide_runs",
+    "recorded_guide_cores",
+    "truth_factors",
     "Truth",
     "GuideStudy",
     "effects_field",
@@ -82,7 +100,9 @@ FIELD_SHARES = {"tile": 0.5, "kernel": 0.25, "config": 0.25}
 #: Tuners that use a guide from the lecture, and tuners that only measure.
 GUIDED = ("top-k model", "top-k learned", "model-guided")
 BLIND = ("random", "descent", "annealing", "evolutionary")
-TUNERS = GUIDED + BLIND
+#: Real tuners that fit their own model to the measurements (:mod:`schedlab.studies.tuners`).
+REAL = ("kt_bayes_opt", "optuna_tpe")
+TUNERS = GUIDED + BLIND + REAL
 
 _FIELD_STREAM = 2  # search uses streams 0 (noise) and 1 (the strategy's own choices)
 _SIZES = tuple(len(v) for v in SPACE.values())
@@ -223,9 +243,6 @@ def _training_shapes(mnk) -> tuple:
     return tuple(s for s in study_shapes() if (s.N, s.K) != (mnk[1], mnk[2]))
 
 
-# --- statistics ---------------------------------------------------------------------------------
-
-
 # --- the study ----------------------------------------------------------------------------------
 
 
@@ -272,14 +289,48 @@ def _core_ranked(context, seeds, budget, factors, ranking):
     return np.tile(np.asarray(ranking[:budget], dtype=np.int64), (len(seeds), 1)), None
 
 
+def truth_factors(truth: Truth, seeds, noise: float) -> np.ndarray:
+    """``(seeds, n_configs)``: what seed ``s`` measures over the model time of ``truth.hw`` (truth x noise).
+
+    Examples
+    --------
+    >>> f = truth_factors(field_truth(0.0), [3], 0.03)
+    >>> bool(np.array_equal(f[0], search.noise_factors(3, 0.03, len(f[0]))))
+    True
+    """
+    if not isinstance(truth, Truth):
+        raise ValueError(f"truth must be a Truth, got {type(truth).__name__}")
+    seeds = search.check_seeds(seeds)
+    noise = search.check_noise(noise)
+    knobs = neighbour_tables(truth.hw).knobs  # the launchable configs of truth.hw, whatever the shape
+    n = len(knobs)
+    world = np.stack([_field(knobs, truth.sigma, s) for s in seeds])
+    return world * np.stack([search.noise_factors(s, noise, n) for s in seeds])
+
+
+def _core_of(name: str, cores):
+    """The strategy core ``name`` runs with: a blind one, model-guided under the rules, or a real tuner."""
+    if name in _CORE_OF:
+        core = search.CORES[_CORE_OF[name]]
+        if name == "model-guided":
+            return functools.partial(core, initial=search.INITIAL_SAMPLES)
+        return core
+    if cores is not None and name in cores:
+        return cores[name]
+    from schedlab.studies.tuners import tuner_core  # the real tuners: live, seconds per run
+
+    return tuner_core(name)
+
+
 def guide_study(
     shape,
     truths,
-    tuners=TUNERS,
+    tuners=GUIDED + BLIND,
     seeds=range(100),
     budget: int = search.DEFAULT_BUDGET,
     noise: float = search.DEFAULT_NOISE,
     factor: float = 1.05,
+    cores=None,
 ) -> GuideStudy:
     """Run every tuner on every truth for every seed; count trials to within ``factor`` of the truth's optimum.
 
@@ -289,7 +340,8 @@ def guide_study(
     truths : iterable of Truth
         From :func:`field_truth` and :func:`machine_truth`.
     tuners : iterable of str
-        Names from :data:`TUNERS`.
+        Names from :data:`TUNERS` (default: the guided and blind ones; the real tuners of :data:`REAL`
+        take seconds per run, so they are named explicitly, with recorded ``cores`` for a page).
     seeds : iterable of int
         Seed ``s`` fixes the noise and the tuner's choices as in :mod:`schedlab.studies.search`, and the
         field of a :func:`field_truth`.
@@ -299,6 +351,8 @@ def guide_study(
         Sigma of the lognormal timing noise on top of the truth.
     factor : float
         Good enough: within ``factor`` of the truth's optimum.
+    cores : mapping of str to core, optional
+        Cores for the real tuners (:func:`recorded_guide_cores`); a real tuner not in it runs live.
 
     Examples
     --------
@@ -321,21 +375,168 @@ def guide_study(
     trials = np.empty((len(truths), len(tuners), len(seeds)))
     for t, truth in enumerate(truths):
         ctx = search.search_context(mnk, truth.hw)
-        n = ctx.n_configs
-        b = min(budget, n)
-        idx = ctx.neighbours.knobs
-        world = np.stack([_field(idx, truth.sigma, s) for s in seeds])  # truth / model, per seed
+        b = min(budget, ctx.n_configs)
+        factors = truth_factors(truth, seeds, noise)
+        world = np.stack([_field(ctx.neighbours.knobs, truth.sigma, s) for s in seeds])  # truth / model, per seed
         true_s = ctx.times[None, :] * world
         optimum = true_s.min(axis=1, keepdims=True)
-        factors = world * np.stack([search.noise_factors(s, noise, n) for s in seeds])
         for j, name in enumerate(tuners):
-            if name in _CORE_OF:
-                _, believed, _ = search.run_seeds(search.CORES[_CORE_OF[name]], ctx, seeds, b, factors)
-            else:
+            if name in GUIDED[:2]:
                 ranking = guide_ranking(name, mnk, truth.hw)
                 _, believed, _ = search.run_seeds(_core_ranked, ctx, seeds, b, factors, ranking=ranking)
+            else:
+                _, believed, _ = search.run_seeds(_core_of(name, cores), ctx, seeds, b, factors)
             best = np.take_along_axis(true_s, believed, axis=1)
             trials[t, j] = search.first_within(best / optimum, 1.0, factor)
     return GuideStudy(
         shape=mnk, truths=truths, tuners=tuners, seeds=seeds, budget=budget, noise=noise, factor=factor, trials=trials
     )
+
+
+# --- recorded runs of the real tuners ----------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class GuideRuns:
+    """Recorded orders of real tuners on field truths of one shape: ``orders[truth, tuner, seed]``, ``-1`` padded.
+
+    The real tuners take seconds per run; :func:`record_guide_runs` runs them once, and
+    :func:`recorded_guide_cores` replays them in :func:`guide_study`.
+    """
+
+    shape: tuple[int, int, int]
+    sigmas: tuple[float, ...]
+    names: tuple[str, ...]
+    seeds: tuple[int, ...]
+    budget: int
+    noise: float
+    hw_fields: str
+    rules: str
+    versions: str
+    orders: np.ndarray = field(repr=False)
+
+    def save(self, path) -> Path:
+        """Write the runs to ``path`` (``.npz``), whole or not at all."""
+        return write_atomically(path, self._write)
+
+    def _write(self, f) -> None:
+        np.savez_compressed(
+            f,
+            shape=np.array(self.shape),
+            sigmas=np.array(self.sigmas),
+            names=np.array(self.names),
+            seeds=np.array(self.seeds),
+            budget=self.budget,
+            noise=self.noise,
+            hw_fields=self.hw_fields,
+            rules=self.rules,
+            versions=self.versions,
+            orders=self.orders,
+        )
+
+
+def record_guide_runs(
+    shape,
+    sigmas,
+    names=REAL,
+    seeds=range(20),
+    budget: int = search.DEFAULT_BUDGET,
+    noise: float = search.DEFAULT_NOISE,
+    progress=None,
+) -> GuideRuns:
+    """Run each real tuner in ``names`` on each field truth ``sigmas`` of ``shape`` (the lecture's machine), live.
+
+    ``progress(done, total, label)``, if given, is called after each (truth, tuner).
+    """
+    from schedlab.studies import tuners as real
+
+    mnk = as_mnk(shape)
+    sigmas = tuple(_check_sigma(x) for x in sigmas)
+    names = tuple(names)
+    if not sigmas or not names or any(n not in REAL for n in names):
+        raise ValueError(f"sigmas must be non-empty and names some of {REAL}, got {sigmas!r}, {names!r}")
+    seeds = search.check_seeds(seeds)
+    noise = search.check_noise(noise)
+    budget = check_int("budget", budget, minimum=1)
+    ctx = search.search_context(mnk)
+    b = min(budget, ctx.n_configs)
+    orders = np.full((len(sigmas), len(names), len(seeds), b), -1, dtype=np.int16)
+    total, done = len(sigmas) * len(names), 0
+    for t, sigma in enumerate(sigmas):
+        factors = truth_factors(field_truth(sigma), seeds, noise)
+        for j, name in enumerate(names):
+            orders[t, j], _, _ = search.run_seeds(real.tuner_core(name), ctx, seeds, b, factors)
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name} σ = {sigma:g}")
+    return GuideRuns(
+        shape=mnk,
+        sigmas=sigmas,
+        names=names,
+        seeds=seeds,
+        budget=b,
+        noise=noise,
+        hw_fields=real.hardware_fields(ctx.land.hw),
+        rules=real.rules_record(b),
+        versions=real.versions(),
+        orders=orders,
+    )
+
+
+def load_guide_runs(path) -> GuideRuns:
+    """Read runs written by :meth:`GuideRuns.save`."""
+    with np.load(Path(path), allow_pickle=False) as f:
+        return GuideRuns(
+            shape=tuple(int(x) for x in f["shape"]),
+            sigmas=tuple(float(x) for x in f["sigmas"]),
+            names=tuple(str(x) for x in f["names"]),
+            seeds=tuple(int(x) for x in f["seeds"]),
+            budget=int(f["budget"]),
+            noise=float(f["noise"]),
+            hw_fields=str(f["hw_fields"]),
+            rules=str(f["rules"]),
+            versions=str(f["versions"]),
+            orders=f["orders"].astype(np.int64),
+        )
+
+
+def recorded_guide_cores(runs: GuideRuns, fallback=None) -> dict:
+    """Cores (name -> core) that replay ``runs`` in :func:`guide_study`; anything not recorded raises ``ValueError``.
+
+    A core finds its truth by what it is asked to measure: the recorded truth whose factors
+    (:func:`truth_factors`) for these seeds are the ``factors`` it is given, on the recorded shape,
+    machine, budget and rules. A truth not recorded goes to ``fallback[name]`` if given (the search
+    page's recorded runs, :func:`schedlab.studies.tuners.recorded_cores`, which hold ``σ = 0``).
+    """
+    from schedlab.studies import tuners as real
+
+    if not isinstance(runs, GuideRuns):
+        raise ValueError(f"runs must be GuideRuns, got {type(runs).__name__}")
+
+    def make(name):
+        def core(context, seeds, budget, factors, **_):
+            where = "x".join(map(str, context.mnk))
+            same = (
+                context.mnk == runs.shape
+                and real.hardware_fields(context.land.hw) == runs.hw_fields
+                and budget == runs.budget
+                and runs.rules == real.rules_record(budget)
+                and set(seeds) <= set(runs.seeds)
+            )
+            rows = [runs.seeds.index(s) for s in seeds] if same else []
+            for t, sigma in enumerate(runs.sigmas):
+                if same and np.array_equal(factors, truth_factors(field_truth(sigma), seeds, runs.noise)):
+                    return runs.orders[t, runs.names.index(name)][rows], None
+            if fallback is not None and name in fallback:
+                return fallback[name](context, seeds, budget, factors)
+            raise ValueError(
+                f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]}, budget {budget} and this truth was not "
+                f"recorded (recorded: σ in {runs.sigmas}, seeds {runs.seeds[0]}..{runs.seeds[-1]}, budget "
+                f"{runs.budget}, noise {runs.noise:g}); record it with: python -m schedlab tuners "
+                f"{' '.join(map(str, context.mnk))} --sigma ..."
+            )
+
+        core.__name__ = core.__qualname__ = f"recorded_guide_core_{name}"
+        return core
+
+    return {name: make(name) for name in runs.names}

@@ -33,7 +33,7 @@ from schedlab.core.checks import check_int
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.core.stats import N_RESAMPLES, order_statistic
 from schedlab.studies import search, tuners
-from schedlab.studies.compare import Comparison, compare
+from schedlab.studies.compare import MODEL_OWN_START, Comparison, compare, ruled_cores
 
 __all__ = [
     "PAIRS",
@@ -52,6 +52,8 @@ __all__ = [
 #: The pairs of tuners the search page tests seed by seed (book/searching.md), in its order.
 PAIRS = (
     ("model", "kt_bayes_opt"),
+    (MODEL_OWN_START, "kt_bayes_opt"),
+    ("model", MODEL_OWN_START),
     ("kt_bayes_opt", "optuna_tpe"),
     ("annealing", "kt_simulated_annealing"),
     ("annealing", "descent"),
@@ -63,18 +65,20 @@ ALPHA = 0.05
 
 
 def square_comparison() -> Comparison:
-    """The search page's comparison on 4096³: every strategy and real tuner, on the seeds the real tuners were recorded with.
+    """The search page's comparison on 4096³, under its rules: every strategy (model-guided from the common start
+    and, beside it, from its own) and real tuner, on the seeds the real tuners were recorded with.
 
     Examples
     --------
     >>> c = square_comparison()
     >>> len(c.seeds), c.trials.shape[:2]
-    (50, (1, 14))
+    (50, (1, 15))
     """
     square = LECTURE_SHAPES[0].mnk
     (runs,) = (r for r in tuners.book_runs() if r.shape == square)
-    cores = {**search.CORES, **tuners.recorded_cores([runs])}
-    return compare([square], tuple(search.CORES) + tuple(tuners.TUNERS), seeds=runs.seeds, cores=cores)
+    cores = {**ruled_cores(), **tuners.recorded_cores([runs])}
+    names = tuple(search.CORES) + (MODEL_OWN_START,) + tuple(tuners.TUNERS)
+    return compare([square], names, seeds=runs.seeds, cores=cores)
 
 
 def familywise_error(m: int, alpha: float = ALPHA) -> float:

@@ -15,14 +15,23 @@ landscape, with seed ``s``'s measured times, is written as a Kernel Tuner cache 
 strategy on it with ``max_fevals = budget``. Kernel Tuner counts unique evaluations of
 configurations that pass its restrictions -- the same count -- and the cache marks the
 unlaunchable ones ``InvalidConfig``, which it prunes. Every strategy runs with its
-default options.
+default options except where the rules need one (:func:`kernel_tuner_options`): ``bayes_opt``
+starts from :data:`~schedlab.studies.search.INITIAL_SAMPLES` samples (its default ``popsize``,
+stated), and ``simulated_annealing`` is given ``max_fevals`` large enough that its schedule ends
+when the budget is spent: it sizes its cooling as if it started at ``T = 1`` (``max_iter = log
+T_min / log alpha``) while it starts at ``T = 0.1``, so with ``max_fevals = 300`` it cooled below
+``T_min`` after 225 evaluations in every run; it is stopped at the budget by the Measurer.
 
 **Optuna** (:data:`OPTUNA_SAMPLERS`: TPE and CMA-ES) runs ask-and-tell: each knob is an
 integer position in its ``SPACE`` values (``suggest_int``, so a sampler can use the order;
 CMA-ES needs it), the objective is log(measured time). A proposal that cannot launch is
 told as failed (no measurement, no information); one measured before is told its cached
-value for free. Optuna samplers propose repeats freely, so a run stops after
-``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent.
+value for free. TPE starts from :data:`TPE_STARTUP_TRIALS` random proposals (Optuna's default,
+``n_startup_trials = 10``, stated; half the rules' :data:`~schedlab.studies.search.INITIAL_SAMPLES`,
+shown beside its results). Optuna samplers propose repeats freely (a converged CMA-ES or TPE
+proposes the same few configurations again and again), so a run stops after
+``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent: how many
+measurements each run used is part of its record (:meth:`TunerRuns.used`).
 (Optuna's GP sampler needs PyTorch, not a dependency here.)
 
 Seeds: both libraries draw from global or sampler RNGs seeded from
@@ -43,6 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 import tempfile
 import warnings
@@ -59,13 +69,27 @@ from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.space import SPACE, TRITON_NAMES, GemmConfig, as_mnk
 from schedlab.studies.export import cache_from_times, measured_times_s, write_json
-from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, Measurer, SearchTrace, noise_factors, run_strategy
+from schedlab.studies.search import (
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    INITIAL_SAMPLES,
+    Measurer,
+    SearchTrace,
+    measurements_used,
+    noise_factors,
+    run_strategy,
+)
 
 __all__ = [
     "KERNEL_TUNER_STRATEGIES",
     "OPTUNA_SAMPLERS",
     "OPTUNA_ASKS_PER_MEASUREMENT",
     "TUNERS",
+    "kt_annealing_stop",
+    "kernel_tuner_options",
+    "optuna_sampler_options",
+    "TPE_STARTUP_TRIALS",
+    "rules_record",
     "tuner_order",
     "kernel_tuner_order",
     "optuna_order",
@@ -73,10 +97,12 @@ __all__ = [
     "run_tuner",
     "TunerRuns",
     "record_runs",
+    "update_runs",
     "load_runs",
     "tuner_core",
     "recorded_cores",
     "hardware_fields",
+    "versions",
     "BOOK_DATA",
     "book_runs",
 ]
@@ -142,13 +168,89 @@ def _seeded_latin_hypercube(seed: int):
         scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = unseeded
 
 
+#: Kernel Tuner's simulated annealing: its default start and end temperatures (``T``, ``T_min``).
+_KT_SA_T, _KT_SA_T_MIN = 0.1, 1e-4
+
+
+def kt_annealing_stop(max_fevals: int) -> float:
+    """Evaluations after which Kernel Tuner's simulated annealing has cooled below ``T_min`` and stops.
+
+    It sets ``T = T0 * alpha ** (max_iter / max_fevals * c)`` after ``c`` evaluations with
+    ``max_iter = log(T_min) / log(alpha)`` (the schedule's length as if ``T0`` were 1), so ``T``
+    reaches ``T_min`` at ``c = max_fevals * log(T_min / T0) / log(T_min)``, whatever ``alpha``.
+
+    Examples
+    --------
+    >>> round(kt_annealing_stop(300), 6)  # its defaults T0 = 0.1, T_min = 1e-4: three quarters of max_fevals
+    225.0
+    """
+    return max_fevals * math.log(_KT_SA_T_MIN / _KT_SA_T) / math.log(_KT_SA_T_MIN)
+
+
+def kernel_tuner_options(strategy: str, budget: int) -> dict:
+    """The ``strategy_options`` a Kernel Tuner strategy runs with under the rules, for ``budget`` measurements.
+
+    ``max_fevals = budget``, and two stated exceptions: ``bayes_opt`` gets ``popsize =``
+    :data:`~schedlab.studies.search.INITIAL_SAMPLES` (its own default, written down so the rule
+    cannot drift); ``simulated_annealing`` cools from ``T`` to ``T_min`` over
+    ``max_fevals * log(T / T_min) / log(1 / T_min)`` evaluations (it computes its schedule length
+    as ``log T_min / log alpha``, as if it started at ``T = 1``), so it is given the ``max_fevals``
+    whose schedule ends at ``budget`` and the Measurer stops it there.
+
+    Examples
+    --------
+    >>> kernel_tuner_options("simulated_annealing", 300)  # 300 * log(1e-4) / log(1e-3) = 400
+    {'max_fevals': 400}
+    >>> kernel_tuner_options("bayes_opt", 300)
+    {'max_fevals': 300, 'popsize': 20}
+    """
+    if strategy not in KERNEL_TUNER_STRATEGIES:
+        raise ValueError(f"strategy must be one of {KERNEL_TUNER_STRATEGIES}, got {strategy!r}")
+    if strategy == "simulated_annealing":
+        return {"max_fevals": math.ceil(budget * budget / kt_annealing_stop(budget) - 1e-9)}
+    if strategy == "bayes_opt":
+        return {"max_fevals": budget, "popsize": INITIAL_SAMPLES}
+    return {"max_fevals": budget}
+
+
+#: Optuna TPE's random starting proposals: its default, 10, stated. Fewer than the rules'
+#: ``INITIAL_SAMPLES`` (20): its recorded runs (about 17 s each) were not re-recorded with 20, so the
+#: search page shows each tuner's number of starting samples beside its results.
+TPE_STARTUP_TRIALS = 10
+
+
+def optuna_sampler_options(sampler: str) -> dict:
+    """Keyword arguments of an Optuna sampler as run here (its seed aside).
+
+    Examples
+    --------
+    >>> optuna_sampler_options("tpe"), optuna_sampler_options("cmaes")
+    ({'n_startup_trials': 10}, {})
+    """
+    if sampler not in OPTUNA_SAMPLERS:
+        raise ValueError(f"sampler must be one of {OPTUNA_SAMPLERS}, got {sampler!r}")
+    return {"n_startup_trials": TPE_STARTUP_TRIALS} if sampler == "tpe" else {}
+
+
+def rules_record(budget: int) -> str:
+    """Every tuner's options under the rules for ``budget``, as JSON: recorded with the runs, checked on replay."""
+    return json.dumps(
+        {
+            "kernel_tuner": {s: kernel_tuner_options(s, budget) for s in KERNEL_TUNER_STRATEGIES},
+            "optuna": {s: optuna_sampler_options(s) for s in OPTUNA_SAMPLERS},
+            "optuna_asks_per_measurement": OPTUNA_ASKS_PER_MEASUREMENT,
+        },
+        sort_keys=True,
+    )
+
+
 def kernel_tuner_order(
     strategy: str, cache: dict, index_of, budget: int, seed: int, options: dict | None = None
 ) -> list[int]:
     """Indices a Kernel Tuner ``strategy`` measures, each once, replaying the cache document ``cache``.
 
-    ``kernel_tuner.tune_cache`` runs with ``strategy_options = options`` (default ``{"max_fevals":
-    budget}``) and seed ``seed``'s RNGs (see the module's "Seeds"); ``index_of(result)`` maps each
+    ``kernel_tuner.tune_cache`` runs with ``strategy_options = options`` (default
+    :func:`kernel_tuner_options`, the rules) and seed ``seed``'s RNGs (see the module's "Seeds"); ``index_of(result)`` maps each
     evaluated configuration (a result dict with one field per knob) to its index. The model's
     landscapes and measured ones (:mod:`schedlab.studies.measured`) both run through here.
     """
@@ -168,7 +270,7 @@ def kernel_tuner_order(
                 results, _ = tune_cache(
                     str(path),
                     strategy=strategy,
-                    strategy_options={"max_fevals": budget} if options is None else options,
+                    strategy_options=kernel_tuner_options(strategy, budget) if options is None else options,
                     quiet=True,
                     verbose=False,
                 )
@@ -183,7 +285,7 @@ def kernel_tuner_order(
         if i not in seen:
             seen.add(i)
             order.append(i)
-    return order
+    return order[:budget]  # simulated annealing runs past the budget (kernel_tuner_options): stopped there
 
 
 def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
@@ -206,13 +308,17 @@ def optuna_order(
     ``index_of(positions)`` gives a configuration's index or ``-1`` if it cannot be measured (told
     as failed: no measurement); ``objective[i]`` is what measuring ``i`` tells (log time). A run
     stops after :data:`OPTUNA_ASKS_PER_MEASUREMENT` ``* budget`` proposals. ``options`` are the
-    sampler's keyword arguments besides its seed (default: none).
+    sampler's keyword arguments besides its seed (default: :func:`optuna_sampler_options`, the rules).
     """
     import optuna
 
     samplers = {"tpe": optuna.samplers.TPESampler, "cmaes": optuna.samplers.CmaEsSampler}
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed), **(options or {})))
+    study = optuna.create_study(
+        sampler=samplers[sampler_name](
+            seed=_seed32(seed), **(optuna_sampler_options(sampler_name) if options is None else options)
+        )
+    )
     order, seen = [], set()
     for _ in range(OPTUNA_ASKS_PER_MEASUREMENT * budget):
         if len(order) == budget:
@@ -317,7 +423,14 @@ class TunerRuns:
     hw_name: str
     hw_fields: str  # every field of the machine, as JSON: the runs hold only for this machine
     versions: str
+    rules: str  # every tuner's options under the rules (rules_record): replays check them
     orders: np.ndarray = field(repr=False)  # (names, seeds, budget) launchable indices, -1 padded
+
+    def used(self, name: str) -> np.ndarray:
+        """Measurements each seed's run of ``name`` used (fewer than the budget: it stopped on its own)."""
+        if name not in self.names:
+            raise ValueError(f"name must be one of {self.names}, got {name!r}")
+        return measurements_used(self.orders[self.names.index(name)])
 
     def order(self, name: str, seed: int) -> np.ndarray:
         """The recorded order of ``name`` with ``seed`` (padding dropped)."""
@@ -346,6 +459,7 @@ class TunerRuns:
             hw_name=self.hw_name,
             hw_fields=self.hw_fields,
             versions=self.versions,
+            rules=self.rules,
             orders=self.orders,
         )
 
@@ -366,7 +480,7 @@ def hardware_fields(hw: Hardware | None = None) -> str:
 
 
 def versions() -> str:
-    """The versions of Kernel Tuner and Optuna, as recorded beside their runs."""
+    """The versions of the real tuners' libraries, as recorded with their runs."""
     from importlib.metadata import version
 
     return f"kernel_tuner {version('kernel_tuner')}, optuna {version('optuna')}"
@@ -411,8 +525,51 @@ def record_runs(
         hw_name=hw.name,
         hw_fields=hardware_fields(hw),
         versions=versions(),
+        rules=rules_record(budget),
         orders=orders,
     )
+
+
+def update_runs(old: TunerRuns, new: TunerRuns) -> TunerRuns:
+    """``old`` with the tuners of ``new`` replaced (or added), under ``new``'s rules.
+
+    For re-recording only the tuners whose options changed (``python -m schedlab tuners ... --tuner
+    NAME --update``): both must hold the same shape, seeds, budget, noise and machine, and a tuner
+    kept from ``old`` must run with the same options under both rules (:func:`rules_record`), so the
+    result is what recording everything again would give.
+    """
+    same = ("shape", "seeds", "budget", "noise", "hw_fields")
+    differ = [a for a in same if getattr(old, a) != getattr(new, a)]
+    if differ:
+        raise ValueError(f"runs to update must agree on {', '.join(differ)}; record all of them again")
+    kept = [name for name in old.names if name not in new.names]
+    changed = [
+        name for name in kept if _options_in(old.rules, old.budget, name) != _options_in(new.rules, new.budget, name)
+    ]
+    if changed:
+        raise ValueError(f"{', '.join(changed)} ran under other options in the old runs; record them again too")
+    names = tuple(name for name in TUNERS if name in kept or name in new.names)
+    source = {name: new if name in new.names else old for name in names}
+    orders = np.stack([source[name].orders[source[name].names.index(name)] for name in names])
+    return dataclasses.replace(new, names=names, orders=orders)
+
+
+#: The library defaults of the options the rules set (Kernel Tuner 1.5 ``bayes_opt``, Optuna 5 TPE).
+_LIBRARY_DEFAULTS = {"kt_bayes_opt": {"popsize": 20}, "optuna_tpe": {"n_startup_trials": 10}}
+
+
+def _options_in(rules: str, budget: int, name: str) -> dict:
+    """The options ``name`` effectively runs with under ``rules`` (a :func:`rules_record`): defaults, then the rules.
+
+    Runs recorded before the rules were (``rules == ""``) ran every tuner with its defaults and
+    ``max_fevals = budget`` (Kernel Tuner).
+    """
+    library, strategy = _check_name(name)
+    if rules:
+        options = json.loads(rules)[library][strategy]
+    else:
+        options = {"max_fevals": budget} if library == "kernel_tuner" else {}
+    return {**_LIBRARY_DEFAULTS.get(name, {}), **options}
 
 
 def load_runs(path) -> TunerRuns:
@@ -427,6 +584,7 @@ def load_runs(path) -> TunerRuns:
             hw_name=str(f["hw_name"]),
             hw_fields=str(f["hw_fields"]),
             versions=str(f["versions"]),
+            rules=str(f["rules"]) if "rules" in f else "",
             orders=f["orders"].astype(np.int64),
         )
 
@@ -492,6 +650,14 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
                 if other_machine == "raise":
                     raise ValueError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
+            if r is not None and _options_in(r.rules, r.budget, name) != _options_in(
+                rules_record(budget), budget, name
+            ):
+                raise ValueError(
+                    f"{name} on {where}: runs were recorded with other options than the rules give it now "
+                    f"(schedlab.studies.tuners.rules_record); re-record them with: "
+                    f"python -m schedlab tuners {' '.join(map(str, context.mnk))}"
+                )
             if r is None or not set(seeds) <= set(r.seeds) or r.budget != budget:
                 raise ValueError(
                     f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "

@@ -24,6 +24,7 @@ from schedlab.core.space import SPACE, launchable
 
 __all__ = [
     "KNOB_SIZES",
+    "TILING_FEATURES",
     "NeighbourTables",
     "neighbour_tables",
     "grid_tables",
@@ -136,20 +137,25 @@ def grid_tables(knobs: np.ndarray, sizes, values: np.ndarray | None = None) -> N
 #: Names of the learned model's features, in column order (see
 #: :func:`schedlab.studies.search.strategies.model_guided.model_guided`).
 _KNOB_LOGS = tuple(f"log2 {k}" for k in SPACE)
+#: The features computed by the cost model's own ``tiling()`` (:mod:`schedlab.core.model`): the warp
+#: tile, resident blocks per SM, waves and how full they are, k-steps, padding, shared memory. On a
+#: landscape that model generated, model-guided search reads the very quantities that made it.
+TILING_FEATURES = (
+    "log2 warp_m",
+    "log2 warp_n",
+    "log2 blocks/SM",
+    "log2 waves",
+    "wave fill",
+    "log2 k_steps",
+    "log2 pad_m",
+    "log2 pad_n",
+    "log2 smem",
+)
 _FEATURES = (
     _KNOB_LOGS
-    + (
-        "log2 warp_m",
-        "log2 warp_n",
-        "stages == 1",
-        "log2 blocks/SM",
-        "log2 waves",
-        "wave fill",
-        "log2 k_steps",
-        "log2 pad_m",
-        "log2 pad_n",
-        "log2 smem",
-    )
+    + TILING_FEATURES[:2]
+    + ("stages == 1",)
+    + TILING_FEATURES[2:]
     + tuple(f"{a} * {b}" for i, a in enumerate(_KNOB_LOGS) for b in _KNOB_LOGS[i:])
 )
 

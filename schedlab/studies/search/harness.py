@@ -10,7 +10,13 @@ replay each trace through a Measurer):
 - only launchable configurations are proposed (pruning is free and comes first, as in
   Triton and TVM), so nothing is ever charged for a configuration that cannot launch;
 - a configuration already measured is never charged again (the tuner caches results);
-- measurement ``k`` is refused once ``k`` exceeds the budget.
+- measurement ``k`` is refused once ``k`` exceeds the budget;
+- a tuner that fits a model to its measurements starts from :data:`INITIAL_SAMPLES` random ones:
+  Kernel Tuner's ``bayes_opt`` and model-guided search (whose own default, ``MG_INITIAL``, is shown
+  beside it where the page compares); Optuna's TPE keeps its default of 10, stated
+  (:data:`schedlab.studies.tuners.TPE_STARTUP_TRIALS`) and shown beside its results;
+- a run that stops before its budget is spent (a tuner's own stopping rule) is reported with
+  the measurements it used (:func:`measurements_used`), never silently as a shorter budget.
 
 A strategy is a *core* that runs many seeds of one shape at once (the contract:
 :func:`run_seeds`); :func:`run_strategy` turns one seed's run into a :class:`SearchTrace`.
@@ -51,6 +57,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_NOISE",
     "DEFAULT_SHAPES",
+    "INITIAL_SAMPLES",
     "MAX_NOISE",
     "Core",
     "BudgetExhausted",
@@ -66,6 +73,7 @@ __all__ = [
     "strategy_seed_sequence",
     "trials_to_within",
     "first_within",
+    "measurements_used",
     "check_seeds",
     "check_noise",
     "check_factor",
@@ -78,6 +86,10 @@ DEFAULT_NOISE = 0.03
 #: The shapes :func:`schedlab.studies.compare.compare` uses by default:
 #: :func:`schedlab.core.shapes.study_shapes` (22 distinct).
 DEFAULT_SHAPES = study_shapes()
+#: Random starting measurements of a tuner that fits a model to its measurements, under the rules:
+#: Kernel Tuner's ``bayes_opt`` default (``popsize``), given to model-guided search (``initial``) when
+#: the search page compares them.
+INITIAL_SAMPLES = 20
 #: Largest noise sigma accepted: a lognormal factor of e = 2.7x per sigma is already far beyond any
 #: real timing spread, and much larger sigmas overflow the measured times.
 MAX_NOISE = 1.0
@@ -416,6 +428,22 @@ def first_within(best_true: np.ndarray, optimum: float, factor: float) -> np.nda
     first = np.argmax(hit, axis=1).astype(np.float64) + 1
     first[~hit.any(axis=1)] = np.inf
     return first
+
+
+def measurements_used(order: np.ndarray) -> np.ndarray:
+    """Measurements each run actually charged: the non-padding entries of each row of an ``order``.
+
+    A run that stops before its budget (a tuner's own stopping rule) pads its order with ``-1``.
+
+    Examples
+    --------
+    >>> measurements_used(np.array([[4, 2, 7], [5, -1, -1]])).tolist()
+    [3, 1]
+    """
+    order = np.asarray(order)
+    if order.ndim != 2:
+        raise ValueError(f"order must be a 2-d (runs, budget) array, got shape {order.shape}")
+    return (order >= 0).sum(axis=1)
 
 
 def trials_to_within(trace: SearchTrace, factor: float = 1.05) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware
 from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
 
@@ -60,8 +61,13 @@ def _predict(W: np.ndarray, XT: np.ndarray) -> np.ndarray:
     return out
 
 
-def core(context, seeds, budget, factors, **_):
-    """Lock step over seeds: every seed measures the same number of configs per round."""
+def core(context, seeds, budget, factors, initial: int = MG_INITIAL, **_):
+    """Lock step over seeds: every seed measures the same number of configs per round.
+
+    ``initial`` random configs come first (default :data:`MG_INITIAL`; the search page's rules give
+    :data:`~schedlab.studies.search.harness.INITIAL_SAMPLES`, as Kernel Tuner's ``bayes_opt`` takes).
+    """
+    initial = check_int("initial", initial, minimum=1)
     X = context.features
     if X is None:
         raise ValueError("model-guided search learns from the model's static features; this landscape has none")
@@ -72,7 +78,7 @@ def core(context, seeds, budget, factors, **_):
     pen = np.eye(d + 1) * MG_RIDGE
     pen[d, d] = 0.0
     order = np.full((S, budget), -1, dtype=np.int64)
-    n0 = min(MG_INITIAL, budget)
+    n0 = min(initial, budget)
     order[:, :n0] = [strategy_rng(s).permutation(n)[:n0] for s in seeds]
     logm = np.log(context.times[None, :] * np.asarray(factors))  # (S, n)
     rows = np.arange(S)
