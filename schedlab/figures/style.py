@@ -1,13 +1,169 @@
-"""What every figure shares: a figure that shows itself in a notebook, and the ratio ticks."""
+"""What every figure shares: a figure that shows itself in a notebook, the ratio ticks, and the
+legibility rules every figure keeps (text size at phone width, text contrast).
+
+A page shows a figure's PNG as wide as the text column; on a phone that column is
+:data:`PHONE_COLUMN_PX` CSS pixels, so a PNG ``W`` pixels wide is scaled by
+``PHONE_COLUMN_PX / W`` there. :func:`legibility` measures every text a figure draws; the
+PNG a page shows carries the result as metadata (:data:`LEGIBILITY_KEYS`), which the browser
+test reads back beside the width the phone really shows.
+"""
 
 from __future__ import annotations
 
+import base64
 import io
+from dataclasses import dataclass
 
+import numpy as np
 from matplotlib import rcParams
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgb, to_rgba
 from matplotlib.figure import Figure
 
-__all__ = ["new_figure", "fmt_times"]
+__all__ = [
+    "PHONE_COLUMN_PX",
+    "MIN_TEXT_CSS_PX",
+    "MIN_CONTRAST",
+    "LEGIBILITY_KEYS",
+    "DrawnText",
+    "Interactive",
+    "new_figure",
+    "fmt_times",
+    "contrast_ratio",
+    "text_color",
+    "ink_on",
+    "legibility",
+]
+
+#: Width of the text column on a 390 px phone (the theme's article padding taken off), CSS px.
+PHONE_COLUMN_PX = 342
+#: Smallest text a reader should meet, CSS px, at phone width.
+MIN_TEXT_CSS_PX = 9.0
+#: WCAG 2 AA contrast for text: every text colour against what lies under it.
+MIN_CONTRAST = 4.5
+#: PNG text chunks :meth:`_ShownFigure._repr_png_` writes: the smallest text's size in the PNG's own
+#: pixels, the lowest contrast ratio, and the text that has each.
+LEGIBILITY_KEYS = ("schedlab:min_text_px", "schedlab:min_contrast", "schedlab:smallest", "schedlab:faintest")
+
+
+def _luminance(rgb) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (components 0..1)."""
+    c = np.asarray(rgb, dtype=float)[:3]
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(lin @ (0.2126, 0.7152, 0.0722))
+
+
+def contrast_ratio(foreground, background) -> float:
+    """WCAG 2 contrast ratio of two opaque colours, from 1 (same) to 21 (black on white).
+
+    Notes
+    -----
+    With relative luminances :math:`L_1 \\ge L_2`, the ratio is :math:`(L_1 + 0.05) / (L_2 + 0.05)`.
+
+    Examples
+    --------
+    >>> round(contrast_ratio("black", "white"), 1), round(contrast_ratio("#F0E442", "white"), 2)
+    (21.0, 1.24)
+    """
+    hi, lo = sorted((_luminance(to_rgb(foreground)), _luminance(to_rgb(background))), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def text_color(color, background="white", target: float = MIN_CONTRAST):
+    """``color``, darkened just enough (towards black, hue kept) to reach ``target`` contrast on ``background``.
+
+    The figures draw a series' line in its palette colour and the series' words in this colour,
+    so a yellow line keeps a readable label.
+
+    Examples
+    --------
+    >>> text_color("#0072B2") == to_rgb("#0072B2")  # already readable: unchanged
+    True
+    >>> round(contrast_ratio(text_color("#F0E442"), "white"), 1) >= 4.5
+    True
+    """
+    rgb = np.asarray(to_rgb(color))
+    for scale in np.linspace(1.0, 0.0, 101):
+        if contrast_ratio(rgb * scale, background) >= target:
+            return tuple(float(v) for v in rgb * scale)
+    raise ValueError(f"no darker shade of {color!r} reaches {target}:1 on {background!r}")
+
+
+def ink_on(background) -> str:
+    """The text colour for words on ``background`` (a heat map's cell): near-black or white, whichever contrasts more.
+
+    Examples
+    --------
+    >>> ink_on("white"), ink_on("#08306b"), ink_on("#fc8d59")
+    ('#1a1a1a', 'white', '#1a1a1a')
+    """
+    return max(("#1a1a1a", "white"), key=lambda ink: contrast_ratio(ink, background))
+
+
+@dataclass(frozen=True)
+class DrawnText:
+    """One string a figure draws: its size in the figure's pixels and its contrast on what lies under it."""
+
+    text: str
+    size_px: float
+    contrast: float
+
+
+def legibility(fig: Figure) -> list[DrawnText]:
+    """Every string ``fig`` draws, with its size in pixels at ``fig.dpi`` and its contrast ratio.
+
+    The figure is drawn twice on an Agg canvas: once without any text, to see what lies under
+    each string (the commonest colour inside its box; a text's own box patch counts), and once
+    to record what each text draw call gets (string, font size in points, colour).
+
+    Notes
+    -----
+    A size of :math:`s` points is :math:`s \\cdot \\mathrm{dpi} / 72` pixels. Contrast is
+    :func:`contrast_ratio` of the text colour (composited on the background by its alpha).
+
+    Examples
+    --------
+    >>> fig = Figure(figsize=(2, 1), dpi=100)
+    >>> _ = fig.text(0.1, 0.5, "faint", color="#F0E442", fontsize=9)
+    >>> [(t.text, t.size_px, round(t.contrast, 2)) for t in legibility(fig)]
+    [('faint', 12.5, 1.24)]
+    """
+    canvas = FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+    calls = []
+
+    def record(gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        if s.strip():
+            calls.append((s, prop.get_size_in_points(), gc.get_rgb(), mtext))
+
+    renderer.draw_text = record  # an instance attribute: this renderer draws no text
+    try:
+        canvas.draw()
+    finally:
+        del renderer.draw_text
+    under = np.asarray(canvas.buffer_rgba())[..., :3].astype(float) / 255
+    height, width = under.shape[:2]
+    found = []
+    for s, size_pt, rgba, mtext in calls:
+        background = None
+        if mtext is not None:
+            patch = mtext.get_bbox_patch()
+            if patch is not None and patch.get_facecolor()[3] > 0:
+                background = to_rgba(patch.get_facecolor())[:3]
+            else:
+                box = mtext.get_window_extent(renderer)
+                x0, x1 = (int(np.clip(v, 0, width)) for v in (box.x0, box.x1))
+                y0, y1 = (int(np.clip(height - v, 0, height)) for v in (box.y1, box.y0))
+                if x1 > x0 and y1 > y0:
+                    pixels = under[y0:y1, x0:x1].reshape(-1, 3)
+                    colours, counts = np.unique(np.round(pixels, 3), axis=0, return_counts=True)
+                    background = tuple(colours[np.argmax(counts)])
+        if background is None:
+            background = to_rgb(fig.get_facecolor())
+        alpha = rgba[3] if len(rgba) > 3 else 1.0
+        shown = alpha * np.asarray(rgba[:3]) + (1 - alpha) * np.asarray(background)
+        found.append(DrawnText(s, size_pt * fig.dpi / 72, contrast_ratio(shown, background)))
+    return found
 
 
 class _ShownFigure(Figure):
@@ -17,12 +173,57 @@ class _ShownFigure(Figure):
     shows it only as ``<Figure ...>`` unless ``%matplotlib inline`` registered a formatter.
     ``_repr_png_`` makes it display (and ``myst_nb.glue`` store it) in any kernel; where the
     inline backend is active its formatter takes precedence, and the figure still appears once.
+    The PNG carries :func:`legibility`'s smallest text and lowest contrast (:data:`LEGIBILITY_KEYS`).
     """
 
     def _repr_png_(self) -> bytes:
+        texts = legibility(self)
+        smallest = min(texts, key=lambda t: t.size_px)
+        faintest = min(texts, key=lambda t: t.contrast)
+        values = (f"{smallest.size_px:.3f}", f"{faintest.contrast:.3f}", smallest.text, faintest.text)
         buf = io.BytesIO()
-        self.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight")
+        self.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight", metadata=dict(zip(LEGIBILITY_KEYS, values)))
         return buf.getvalue()
+
+
+class Interactive:
+    """A Plotly figure for the web page and its static matplotlib twin for paper.
+
+    A notebook output of both: ``text/html`` (the Plotly figure, without Plotly's JavaScript, which
+    the site serves once; see ``conf.py``) and ``image/png`` (the twin). The HTML builder shows the
+    first, the LaTeX builder (which renders no HTML) the second, so the PDF keeps the figure.
+
+    Parameters
+    ----------
+    plot : plotly.graph_objects.Figure
+        The interactive figure.
+    static : matplotlib.figure.Figure
+        The same data drawn for paper (a figure made by :func:`new_figure`).
+    """
+
+    def __init__(self, plot, static: Figure):
+        if not hasattr(plot, "to_html"):
+            raise ValueError(f"plot must be a plotly Figure, got {type(plot).__name__}")
+        if not isinstance(static, _ShownFigure):
+            raise ValueError(f"static must be a figure made by new_figure, got {type(static).__name__}")
+        self.plot = plot
+        self.static = static
+
+    def to_html(self) -> str:
+        """The Plotly figure as a ``<div>`` and the script that draws it (``Plotly`` must be loaded first)."""
+        return self.plot.to_html(
+            include_plotlyjs=False,
+            full_html=False,
+            default_width="100%",
+            config={"responsive": True, "displaylogo": False},
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        png = base64.b64encode(self.static._repr_png_()).decode("ascii")
+        return {"text/html": self.to_html(), "image/png": png, "text/plain": repr(self)}
+
+    def __repr__(self) -> str:
+        return f"<Interactive {type(self.plot).__name__} with a static twin>"
 
 
 def new_figure(height_ratio: float, width: float | None = None) -> Figure:
