@@ -8,7 +8,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from schedlab.figures.style import fmt_times, ink_on, new_figure
+from schedlab.figures.style import fmt_times, ink_on, new_figure, text_color
 from schedlab.render.labels import cover_label
 from schedlab.studies.buckets import Cover, Sweep, TileMap
 
@@ -54,7 +54,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     row = {c: i for i, c in enumerate(rows)}
     colors = {c: f"C{i % 8}" for i, c in enumerate(cover.configs)}
 
-    fig = new_figure(0.55 + 0.03 * len(rows))
+    fig = new_figure(0.9 + 0.05 * len(rows))
     axes = fig.subplots(3, 1, sharex=True, gridspec_kw={"height_ratios": [0.5 + 0.14 * len(rows), 1.4, 1.4]})
     ax = axes[0]
     ax.scatter(Ms, [row[c] for c in optima], s=16, color="#333333", zorder=3, label="这个 M 的最优")
@@ -71,7 +71,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     ax.set_yticks(range(len(rows)), [str(c.as_tuple()) for c in rows], fontsize=9)
     for label, c in zip(ax.get_yticklabels(), rows):
         if c in colors:
-            label.set_color(colors[c])
+            label.set_color(text_color(colors[c]))
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.tick_params(axis="y", length=0)
     ax.grid(axis="x", visible=False)
@@ -109,7 +109,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     ax.set_ylim(0.98, 1.0 + (top - 1.0) * 1.3 + 0.02)  # room for the legend
     ax.yaxis.set_major_formatter(FuncFormatter(fmt_times))
     ax.set_ylabel("时间 / 最优")
-    ax.legend(loc="upper left", fontsize=9, ncol=3)
+    ax.legend(loc="upper left", fontsize=9, ncol=1)
     ax.set_xlabel("M（token 数）")
     ticks = [M for M in (1, 64, 128, 192, 256, 320, 384, 448, 512, 1024, 2048, 4096, 8192) if Ms[0] <= M <= Ms[-1]]
     ax.set_xticks(ticks)
