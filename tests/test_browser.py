@@ -49,7 +49,8 @@ def server(built_site):
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        # headless Chromium hides scrollbars unless told not to: the table test looks for them
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, ignore_default_args=["--hide-scrollbars"])
         yield b
         b.close()
 
