@@ -355,7 +355,7 @@ def test_interactive_figure_draws_offline_and_hovers(browser, server, page):
     """With every request off localhost refused, Plotly (served from _static) draws the figure, and hovering
     a point shows its label: a configuration's knob tuple and time, or a shape pair's cost."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.route(re.compile(r"^(?!http://127\\.0\\.0\\.1).*"), lambda route: route.abort())
+    ctx.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), lambda route: route.abort())
     tab = ctx.new_page()
     errors = []
     tab.on("pageerror", lambda e: errors.append(str(e)))
@@ -371,7 +371,7 @@ def test_interactive_figure_draws_offline_and_hovers(browser, server, page):
     for fx, fy in ((0.02, 0.98), (0.05, 0.9), (0.1, 0.5), (0.3, 0.3), (0.5, 0.5), (0.12, 0.12)):
         tab.mouse.move(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
         tab.wait_for_timeout(300)
-        hover = " ".join(tab.locator("article .plotly-graph-div .hoverlayer").all_inner_texts())
+        hover = " ".join(t or "" for t in tab.locator("article .plotly-graph-div .hoverlayer").all_text_contents())
         if hover.strip():
             break
     ctx.close()
