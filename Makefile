@@ -24,6 +24,8 @@ WHEEL := dist/schedlab-$(VERSION)-py3-none-any.whl
 PDF := _build/latex/schedlab.pdf
 
 .PHONY: html pdf wheel test check lint doctest serve bench clean distclean
+# A recipe that fails leaves no target behind (latexmk writes a PDF even when xelatex stops on an error).
+.DELETE_ON_ERROR:
 
 # Python environment: the package with its test and book extras, in .venv.
 $(STAMP): pyproject.toml
@@ -42,12 +44,13 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq chromium
 
-# TeX for `make pdf` (about 600 MB): xelatex, xeCJK and ctex, latexmk, the Noto CJK and FreeFont fonts, and
+# TeX for `make pdf` (about 600 MB): xelatex, xeCJK and ctex, latexmk, the Noto CJK and FreeFont fonts, ZapfDingbats
+# (texlive-fonts-recommended: hyperref under xelatex loads it for every link), and
 # poppler's pdftoppm (the PDF test renders pages with it).
 $(XELATEX):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq --no-install-recommends texlive-xetex texlive-lang-chinese texlive-latex-extra \
-		latexmk fonts-noto-cjk fonts-freefont-otf tex-gyre poppler-utils
+		texlive-fonts-recommended latexmk fonts-noto-cjk fonts-freefont-otf tex-gyre poppler-utils
 
 wheel: $(WHEEL)
 

@@ -219,5 +219,7 @@ latex_elements = {
 """,
     "preamble": r"\setlength{\emergencystretch}{3em}",
     "figure_align": "H",
+    "printindex": "",  # no index: the glossary is the lecture's list of terms
 }
+latex_use_xindy = False  # xindy (Sphinx's default under xelatex) is one more Debian package, for an index not printed
 latex_show_urls = "no"

@@ -145,7 +145,7 @@ def tile_map(tilemap: TileMap) -> Figure:
     area = np.log2(bm * bn).astype(float)
     cmap = colormaps["Blues"]
     norm = Normalize(vmin=float(area.min()) - 2.0, vmax=float(area.max()) + 1.0)
-    fig = new_figure(0.12 + 0.07 * len(tilemap.Ms))
+    fig = new_figure(0.3 + 0.1 * len(tilemap.Ms))  # a row holds two lines of 9 pt text with room around them
     ax = fig.subplots()
     im = ax.imshow(area, cmap=cmap, norm=norm, aspect="auto", origin="lower")
     for i in range(area.shape[0]):

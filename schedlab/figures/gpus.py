@@ -109,7 +109,7 @@ def hardware_transfer_grid(transfers) -> Figure:
                     ha="center",
                     va="center",
                     fontsize=9,
-                    color=ink_on(cmap(norm(x))) if np.isfinite(x) else "#1a1a1a",
+                    color=ink_on(cmap(norm(x))) if np.isfinite(x) else "black",
                 )
         ax.set_xticks(range(len(gpus)), gpus, fontsize=9, rotation=20)
         ax.set_yticks(range(len(gpus)), gpus, fontsize=9)
