@@ -19,6 +19,7 @@ from matplotlib import rcParams
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb, to_rgba
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 __all__ = [
     "PHONE_COLUMN_PX",
@@ -33,6 +34,7 @@ __all__ = [
     "text_color",
     "ink_on",
     "legibility",
+    "fit_width",
 ]
 
 #: Width of the text column on a 390 px phone (the theme's article padding taken off), CSS px.
@@ -192,6 +194,113 @@ def legibility(fig: Figure) -> list[DrawnText]:
     return found
 
 
+#: Characters a line may end with (and, for the opening ones, begin with) when :func:`fit_width` breaks a text.
+_BREAK_AFTER = "，。；：、）)」,;:"
+_BREAK_BEFORE = "（(「"
+
+
+def _is_wide(ch: str) -> bool:
+    """A CJK ideograph or fullwidth form: a line may break between two of them."""
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
+
+
+def _break_line(line: str) -> tuple[str, str] | None:
+    """``line`` split in two at its most balanced break, or None if it has none.
+
+    A break after closing punctuation or before opening punctuation comes first, then one at a
+    space, then one between two CJK characters; among the first kind the line has, the one whose
+    longer half is shortest (a CJK character counting two columns).
+
+    Examples
+    --------
+    >>> _break_line("屋顶线：每种形状的最优配置")
+    ('屋顶线：', '每种形状的最优配置')
+    >>> _break_line("num_warps（每块的 warp 数）")
+    ('num_warps', '（每块的 warp 数）')
+    >>> _break_line("4096×4096") is None
+    True
+    """
+    punctuation, spaces, ideographs = [], [], []
+    for i in range(1, len(line)):
+        before, after = line[i - 1], line[i]
+        if before in _BREAK_AFTER or after in _BREAK_BEFORE:
+            punctuation.append(i)
+        elif after == " ":  # (the break after the space is the same one)
+            spaces.append(i)
+        elif _is_wide(before) and _is_wide(after):
+            ideographs.append(i)
+
+    def width(text: str) -> int:
+        return sum(2 if _is_wide(ch) else 1 for ch in text.strip())
+
+    for candidates in (punctuation, spaces, ideographs):
+        candidates = [i for i in candidates if line[:i].strip() and line[i:].strip()]
+        if candidates:
+            i = min(candidates, key=lambda i: max(width(line[:i]), width(line[i:])))
+            return line[:i].rstrip(), line[i:].lstrip()
+    return None
+
+
+def fit_width(fig: Figure, max_rounds: int = 12) -> None:
+    """Lay ``fig`` out so that nothing it draws sticks out of its left or right edge.
+
+    A title, label, annotation or legend entry wider than the room it has would stick out, and a
+    tightly cropped PNG would then be wider than the figure: a page scaling that PNG to its column
+    shrinks every text below the size the figure was designed for (:data:`MIN_TEXT_CSS_PX`). Each
+    round breaks the widest line of every text that crosses an edge (and of a crossing legend's
+    widest entry) in two (at punctuation or a
+    space if it has one, else between two CJK characters; the layout engine makes room for the
+    extra line); what still sticks out and has no break left (a legend placed outside the axes)
+    narrows the figure by its overhang. Tick labels are left whole. Changes ``fig`` in place.
+
+    Examples
+    --------
+    >>> fig = new_figure(0.6, width=3.0)
+    >>> _ = fig.subplots().set_title("A title much wider than the figure, broken into lines where it has room")
+    >>> fit_width(fig)
+    >>> box = fig.get_tightbbox()
+    >>> bool(box.x0 >= 0 and box.x1 <= fig.get_figwidth()), "\\n" in fig.axes[0].get_title()
+    (True, True)
+    """
+    for _ in range(max_rounds):
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        box = fig.get_tightbbox(renderer)
+        width_in = fig.get_figwidth()
+        tolerance = 1 / fig.dpi
+        if box.x0 >= -tolerance and box.x1 <= width_in + tolerance:
+            return
+        width_px = width_in * fig.dpi
+
+        def sticks_out(artist) -> bool:
+            extent = artist.get_window_extent(renderer)
+            return extent.x0 < -1 or extent.x1 > width_px + 1
+
+        ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels(which="both")}
+        texts = [t for t in fig.findobj(Text) if id(t) not in ticks and t.get_visible() and sticks_out(t)]
+        # a legend that sticks out: its widest entry
+        legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
+        for legend in legends:
+            if legend.get_visible() and sticks_out(legend) and legend.get_texts():
+                texts.append(max(legend.get_texts(), key=lambda t: t.get_window_extent(renderer).width))
+        broke = False
+        for text in texts:
+            s = text.get_text()
+            if not s.strip() or "$" in s:
+                continue
+            lines = s.split("\n")
+            k = max(range(len(lines)), key=lambda j: len(lines[j]))
+            halves = _break_line(lines[k])
+            if halves is not None:
+                text.set_text("\n".join([*lines[:k], *halves, *lines[k + 1 :]]))
+                broke = True
+        if not broke:
+            overhang = max(0.0, -box.x0) + max(0.0, box.x1 - width_in)
+            fig.set_figwidth(width_in - overhang)
+    raise ValueError(f"fit_width: the figure still sticks out of its {fig.get_figwidth():.2f} in after {max_rounds} rounds")
+
+
 class _ShownFigure(Figure):
     """A :class:`~matplotlib.figure.Figure` that IPython shows as PNG on its own.
 
@@ -199,10 +308,13 @@ class _ShownFigure(Figure):
     shows it only as ``<Figure ...>`` unless ``%matplotlib inline`` registered a formatter.
     ``_repr_png_`` makes it display (and ``myst_nb.glue`` store it) in any kernel; where the
     inline backend is active its formatter takes precedence, and the figure still appears once.
-    The PNG carries :func:`legibility`'s smallest text and lowest contrast (:data:`LEGIBILITY_KEYS`).
+    The figure is first fitted to its width (:func:`fit_width`), so the tightly cropped PNG is as
+    wide as the figure and a page scales its text as the figure's size promises. The PNG carries
+    :func:`legibility`'s smallest text and lowest contrast (:data:`LEGIBILITY_KEYS`).
     """
 
     def _repr_png_(self) -> bytes:
+        fit_width(self)
         texts = legibility(self)
         smallest = min(texts, key=lambda t: t.size_px)
         faintest = min(texts, key=lambda t: t.contrast)
