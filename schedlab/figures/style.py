@@ -273,7 +273,7 @@ def fit_width(fig: Figure, max_rounds: int = 12) -> None:
             return
         width_px = width_in * fig.dpi
 
-        def sticks_out(artist) -> bool:
+        def sticks_out(artist, renderer=renderer, width_px=width_px) -> bool:
             extent = artist.get_window_extent(renderer)
             return extent.x0 < -1 or extent.x1 > width_px + 1
 
@@ -298,7 +298,9 @@ def fit_width(fig: Figure, max_rounds: int = 12) -> None:
         if not broke:
             overhang = max(0.0, -box.x0) + max(0.0, box.x1 - width_in)
             fig.set_figwidth(width_in - overhang)
-    raise ValueError(f"fit_width: the figure still sticks out of its {fig.get_figwidth():.2f} in after {max_rounds} rounds")
+    raise ValueError(
+        f"fit_width: the figure still sticks out of its {fig.get_figwidth():.2f} in after {max_rounds} rounds"
+    )
 
 
 class _ShownFigure(Figure):
