@@ -41,7 +41,10 @@ def test_downloaded_notebook_installs_the_wheel_first(built_site, page):
 def test_every_page_states_version_date_and_licence(built_site, page):
     html = (built_site / f"{page}.html").read_text(encoding="utf-8")
     assert f"schedlab {VERSION}" in html, f"{page}: no version"
-    assert re.search(r"\d{4}-\d{2}-\d{2}", html.split('class="bd-footer')[-1]), f"{page}: no last-updated date"
+    # sphinx-book-theme's footer is the article's bd-footer-content (the theme's bd-footer after it is empty)
+    assert 'class="bd-footer-content' in html, f"{page}: no footer"
+    footer = html.split('class="bd-footer-content', 1)[1]
+    assert re.search(r'class="last-updated">\s*最后更新于 \d{4}-\d{2}-\d{2}', footer), f"{page}: no last-updated date"
     assert "CC BY 4.0" in html and "MIT" in html, f"{page}: no licence"
     assert f'href="_static/{WHEEL_NAME}"' in html, f"{page}: no wheel download"
 
