@@ -46,8 +46,16 @@ $(CHROMIUM):
 
 # TeX for `make pdf` (about 600 MB): xelatex, xeCJK and ctex, latexmk, the Noto CJK and FreeFont fonts, ZapfDingbats
 # (texlive-fonts-recommended: hyperref under xelatex loads it for every link), and
-# poppler's pdftoppm (the PDF test renders pages with it).
-$(XELATEX):
+# poppler's pdftoppm (the PDF test renders pages with it). TEX_FILES holds one file of each package, so a machine
+# that has xelatex but lacks one of the others installs them (apt-get skips what is there).
+TEXMF := /usr/share/texlive/texmf-dist
+TEX_FILES := $(XELATEX) $(TEXMF)/tex/latex/ctex/ctex.sty $(TEXMF)/tex/latex/capt-of/capt-of.sty \
+	$(TEXMF)/fonts/type1/urw/zapfding/uzdr.pfb /usr/bin/latexmk /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc \
+	/usr/share/fonts/opentype/freefont/FreeSerif.otf /usr/share/texmf/fonts/type1/public/tex-gyre/qagr.pfb /usr/bin/pdftoppm
+# System files are never deleted by .DELETE_ON_ERROR when an install fails half-way.
+.PRECIOUS: $(TEX_FILES) $(CJK_FONT) $(CHROMIUM)
+
+$(TEX_FILES) &:
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq --no-install-recommends texlive-xetex texlive-lang-chinese texlive-latex-extra \
 		texlive-fonts-recommended latexmk fonts-noto-cjk fonts-freefont-otf tex-gyre poppler-utils
@@ -69,8 +77,10 @@ $(DOCTESTS_PASSED): $(STAMP) $(CJK_FONT) $(WHEEL) $(DOCTEST_INPUTS)
 # The whole lecture as one PDF: Sphinx's LaTeX builder (xelatex, see conf.py), then latexmk.
 pdf: $(PDF)
 
-$(PDF): $(STAMP) $(CJK_FONT) $(XELATEX) $(WHEEL) $(DOCTEST_INPUTS)
+$(PDF): $(STAMP) $(CJK_FONT) $(TEX_FILES) $(WHEEL) $(DOCTEST_INPUTS)
 	$(SPHINX) -b latex book _build/latex
+	# from scratch: an .aux or .toc left by a run under other settings (conf.py's latex_elements) stops xelatex
+	$(MAKE) -C _build/latex clean
 	$(MAKE) -C _build/latex LATEXMKOPTS="-silent -interaction=nonstopmode" all-pdf
 	@echo "The PDF: $(PDF)"
 
@@ -81,7 +91,7 @@ doctest: $(STAMP) $(CJK_FONT) $(WHEEL)
 # Everything: lint, the site (built once, here; the tests' built_site fixture then finds it up to date),
 # every test, the browser checks and the book's doctests included. `.ci/run` runs this. The site is built
 # without `make html`'s doctest step: pytest runs the same examples (book/*.md) beside the other tests.
-test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM) $(XELATEX) $(WHEEL)
+test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM) $(TEX_FILES) $(WHEEL)
 	$(SPHINX) -b html book _build/html
 	$(PYTEST)
 

@@ -217,7 +217,22 @@ latex_elements = {
 \setCJKsansfont{Noto Sans CJK SC}
 \setCJKmonofont{Noto Sans Mono CJK SC}
 """,
-    "preamble": r"\setlength{\emergencystretch}{3em}",
+    # Sphinx loads babel in English for zh_CN (babel has no Chinese): its "Contents" and fncychap's "CHAPTER 1"
+    # would head the Chinese book. Without babel the names are set here; chapters head "第 1 章" (titlesec,
+    # which Sphinx loads) and the running header reads "第 1 章 ..." (Sphinx's \@chappos, meant for Japanese).
+    "babel": "",
+    "fncychap": "",
+    "preamble": r"""
+\setlength{\emergencystretch}{3em}
+\renewcommand{\contentsname}{目录}
+\renewcommand{\chaptername}{第}
+\renewcommand{\bibname}{参考文献}
+\renewcommand{\indexname}{索引}
+\renewcommand{\appendixname}{附录}
+\makeatletter\def\@chappos{章}\makeatother
+\titleformat{\chapter}[display]{\normalfont\sffamily\huge}{\LARGE 第\,\thechapter\,章}{1ex}{}
+\titlespacing*{\chapter}{0pt}{0pt}{2em}
+""",
     "figure_align": "H",
     "printindex": "",  # no index: the glossary is the lecture's list of terms
 }
