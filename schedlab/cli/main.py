@@ -12,6 +12,7 @@
     python -m schedlab gpus --sources --gpu h100-sxm         # the GPU profiles, and one's sources
     python -m schedlab export 4096 4096 4096 -o cache.json     # a Kernel Tuner cache file
     python -m schedlab tuners 4096 4096 4096 --seeds 50       # record the real tuners' runs
+    python -m schedlab measured CACHE.json.gz -o book/data/measured   # a real measured landscape
 
 The demos themselves are :mod:`schedlab.cli.demos`; this module holds the command line
 (argparse) and the tools. Every number printed comes from :mod:`schedlab.studies` /
@@ -29,6 +30,7 @@ import sys
 import numpy as np
 
 from schedlab import render
+from schedlab.cli import measured as cli_measured
 from schedlab.cli import prune as cli_prune
 from schedlab.cli import tuners as cli_tuners
 from schedlab.cli.args import add_shape_arguments, int_up_to, noise_sigma, number_in, positive_int
@@ -219,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_buckets_parser(sub)  # defined in the "buckets" section at the end
     cli_tuners.add_parsers(sub)  # export, tuners (schedlab.cli.tuners)
     cli_prune.add_parsers(sub)  # prune (schedlab.cli.prune)
+    cli_measured.add_parsers(sub)  # measured, measured-tuners (schedlab.cli.measured)
 
     p = sub.add_parser(
         "gpus",

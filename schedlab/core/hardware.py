@@ -37,6 +37,7 @@ __all__ = [
     "profile",
     "KiB",
     "MiB",
+    "LAUNCH_RULES",
     "check_hardware",
     "default",
     "using",
@@ -47,6 +48,9 @@ KiB = 1024
 #: (larger values would overflow the model's int64 products of counts).
 MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
+#: The rule sets that decide which configurations launch (:attr:`Hardware.launch_rules`); see
+#: :func:`schedlab.core.space.launch_checks`.
+LAUNCH_RULES = ("seed", "triton-sm80", "triton-sm90")
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,13 @@ class Hardware:
         Sections the L2 is split into (default 1, one shared cache). The A100 and the H100 have
         two, and data that SMs on both sides read is kept in both, so a wave's shared panels
         survive in one section's capacity, :attr:`l2_bytes_shared`.
+    launch_rules : str
+        Which configurations launch, one of :data:`LAUNCH_RULES` (default ``"seed"``):
+        ``"seed"``, the lecture's rules (a fixed warp grid whose warp tile must hold one mma, at
+        most ``max_regs_per_thread`` registers, ``stages`` pipeline buffers); ``"triton-sm80"`` and
+        ``"triton-sm90"``, the rules Triton's compiler applies for that compute capability (Ampere,
+        Hopper): it lays out any warp count, spills registers rather than refusing, and allocates
+        ``stages - 1`` buffers (``stages`` with Hopper's wgmma); only shared memory can refuse.
     """
 
     name: str
@@ -132,12 +143,15 @@ class Hardware:
     bytes_per_element: int
     mem_latency_s: float
     l2_partitions: int = 1
+    launch_rules: str = "seed"
 
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise TypeError(f"Hardware.name must be a str, got {type(self.name).__name__}")
+        if not (isinstance(self.launch_rules, str) and self.launch_rules in LAUNCH_RULES):
+            raise ValueError(f"Hardware.launch_rules must be one of {LAUNCH_RULES}, got {self.launch_rules!r}")
         for f in fields(self):
-            if f.name == "name":
+            if f.name in ("name", "launch_rules"):
                 continue
             value = getattr(self, f.name)
             counts = f.type == "int"  # a count of things (SMs, bytes, registers): an integer
@@ -191,9 +205,9 @@ H100_SOURCES = {
     "l2_bw_bytes_per_s": "Lecture 8 assumption: ~12 TB/s aggregate L2 (microbenchmark order); seed claims hold for about 11.6-15 TB/s",
     "hbm_bw_bytes_per_s": "H100 SXM5 datasheet: HBM3 3.35 TB/s",
     "l2_bytes": "Whitepaper: 50 MB L2 cache",
-    "smem_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 228 KB shared memory per SM",
-    "smem_limit": "CUDA C++ Programming Guide, compute capability 9.0: 227 KB per block (opt-in)",
-    "smem_reserved_per_block": "CUDA C++ Programming Guide: 1 KB of shared memory reserved by the system per block",
+    "smem_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 228 KiB shared memory per SM",
+    "smem_limit": "CUDA C++ Programming Guide, compute capability 9.0: 227 KiB per block (opt-in)",
+    "smem_reserved_per_block": "CUDA C++ Programming Guide: 1 KiB of shared memory reserved by the system per block",
     "regs_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 64 K 32-bit registers per SM",
     "max_regs_per_thread": "CUDA C++ Programming Guide: at most 255 registers per thread",
     "reg_alloc_unit": "CUDA occupancy calculator: registers allocated 256 per warp, i.e. 8 per thread",
@@ -205,7 +219,17 @@ H100_SOURCES = {
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16, 8 columns",
     "bytes_per_element": "FP16 operands: 2 bytes",
     "mem_latency_s": "Lecture 10 section 8.4 assumption: ~750 ns loaded global-memory latency; seed claims hold for about 700-800 ns",
+    "launch_rules": "Seed lecture's pruning: a fixed warp grid whose warp tile holds one m16n8 mma, at most 255 "
+    "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
 }
+
+#: Source of ``launch_rules`` for a profile that Triton compiles for compute capability 9.0 (Hopper).
+_TRITON_SM90_RULES = (
+    "Triton's compiler for sm_90 (read from triton-lang/triton, checked by compiling with Triton 3.9.0): "
+    "warpsPerTileV2/V3 lay out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
+    "lowerLoads allocates stages buffers with wgmma, stages - 1 without (Pipeliner/LowerLoops.cpp); "
+    "only CompiledKernel._init_handles's shared-memory check refuses (compiler.py)"
+)
 
 #: The H100 SXM5 with FP16 tensor cores, the lecture's machine.
 H100_TC = Hardware(
@@ -277,6 +301,7 @@ _H100_SXM_SOURCES = {
     "read by all SMs 'cannot be replicated in both L2 cache sections'",
     "mem_latency_s": "Unsourced: the lecture's 750 ns loaded latency kept; [BENCH] gpu-latency plots H100 latencies "
     "but states no number in text, and no loaded-latency measurement was found",
+    "launch_rules": _TRITON_SM90_RULES,
 }
 
 #: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
@@ -287,6 +312,7 @@ H100_SXM = replace(
     l2_bw_bytes_per_s=5.5e12,
     hbm_bw_bytes_per_s=3.35e12 * _HBM_READ_EFFICIENCY,
     l2_partitions=2,
+    launch_rules="triton-sm90",
 )
 
 _A100_SOURCES = {
@@ -305,14 +331,18 @@ _A100_SOURCES = {
     "hbm_bw_bytes_per_s": "[A100-DS] A100 80GB SXM: HBM2e 2039 GB/s (nominal)",
     "l2_bytes": "[A100-WP] 40 MB L2 cache",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the A100's L2 is 2 x 20 MB",
-    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KB shared memory per SM",
-    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KB per block (opt-in)",
+    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KiB shared memory per SM",
+    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KiB per block (opt-in)",
     "regs_per_sm": "[CUDA-PG] compute capability 8.0: 64 K 32-bit registers per SM",
     "max_threads_per_sm": "[CUDA-PG] compute capability 8.0: 2048 resident threads per SM",
     "max_blocks_per_sm": "[CUDA-PG] compute capability 8.0: 32 resident blocks per SM",
     "mma_m": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 16 rows",
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
     "mem_latency_s": "Unsourced: the lecture's 750 ns loaded latency kept",
+    "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
+    "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
+    "lowerLoads allocates stages - 1 buffers (Pipeliner/LowerLoops.cpp); only CompiledKernel._init_handles's "
+    "shared-memory check refuses (compiler.py)",
 }
 
 #: The A100 SXM4 80 GB from its whitepaper and datasheet (nominal rates; L1 and L2 bandwidth measured).
@@ -328,6 +358,7 @@ A100_SXM4 = replace(
     l2_partitions=2,
     smem_per_sm=164 * KiB,
     smem_limit=163 * KiB,
+    launch_rules="triton-sm80",
 )
 
 _H200_SOURCES = {

@@ -39,12 +39,15 @@ _HW_FIELDS = {
     "bytes_per_element": ("每个元素（FP16）", "B", 1),
     "mem_latency_s": ("访存延迟", "ns", 1e-9),
     "l2_partitions": ("L2 分几段", "段", 1),
+    "launch_rules": ("启动规则", "", None),
 }
 
 
 def _fmt_hw_value(name: str, value) -> str:
     """A hardware field's value in the unit of :data:`_HW_FIELDS` (without the unit)."""
     _label, _unit, size = _HW_FIELDS[name]
+    if size is None:  # a name, not a quantity
+        return str(value)
     shown = value / size
     return str(int(shown)) if float(shown).is_integer() else f"{shown:.4g}"
 
@@ -110,7 +113,7 @@ def claims_table(claims) -> Table:
     rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
     held = sum(bool(c.holds) for c in claims)
     return Table(
-        f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
-        ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"),
+        f"原始讲义脚本的结论：{held} / {len(rows)} 条在模型上成立",
+        ("编号", "原始讲义脚本说", "接受的范围", "模型给出", "是否成立"),
         rows,
     )

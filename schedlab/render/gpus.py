@@ -68,7 +68,7 @@ def hardware_transfer_table(transfer: HardwareTransfer) -> Table:
     >>> from schedlab.studies.gpus import hardware_transfer
     >>> t = hardware_transfer_table(hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"]))
     >>> t.rows[1]
-    ('a100-sxm4', '(128, 128, 16, 8, 4, 1)', '290', '1.76', '1.00')
+    ('a100-sxm4', '(128, 128, 32, 4, 4, 1)', '290', '1.23', '1.00')
     """
     rows = []
     for i, (gpu, cfg) in enumerate(zip(transfer.gpus, transfer.optima)):

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import random
 import tempfile
 import warnings
@@ -68,6 +67,9 @@ __all__ = [
     "OPTUNA_ASKS_PER_MEASUREMENT",
     "TUNERS",
     "tuner_order",
+    "kernel_tuner_order",
+    "optuna_order",
+    "versions",
     "run_tuner",
     "TunerRuns",
     "record_runs",
@@ -140,13 +142,20 @@ def _seeded_latin_hypercube(seed: int):
         scipy.stats.qmc.LatinHypercube = bayes_opt.LatinHypercube = unseeded
 
 
-def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
+def kernel_tuner_order(
+    strategy: str, cache: dict, index_of, budget: int, seed: int, options: dict | None = None
+) -> list[int]:
+    """Indices a Kernel Tuner ``strategy`` measures, each once, replaying the cache document ``cache``.
+
+    ``kernel_tuner.tune_cache`` runs with ``strategy_options = options`` (default ``{"max_fevals":
+    budget}``) and seed ``seed``'s RNGs (see the module's "Seeds"); ``index_of(result)`` maps each
+    evaluated configuration (a result dict with one field per knob) to its index. The model's
+    landscapes and measured ones (:mod:`schedlab.studies.measured`) both run through here.
+    """
     from kernel_tuner import tune_cache
 
-    land = landscape(mnk, hw)
-    keys = [TRITON_NAMES[k] for k in SPACE]
     with tempfile.TemporaryDirectory() as folder:
-        path = write_json(cache_from_times(mnk, measured_s, hw), Path(folder) / "cache.json")
+        path = write_json(cache, Path(folder) / "cache.json")
         saved = random.getstate(), np.random.get_state()
         random.seed(_seed32(seed))
         np.random.seed(_seed32(seed))
@@ -157,7 +166,11 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: 
                 # a matmul's knobs are not CUDA thread-block dimensions: nothing to warn about
                 warnings.filterwarnings("ignore", message="None of the tunable parameters specify thread block")
                 results, _ = tune_cache(
-                    str(path), strategy=strategy, strategy_options={"max_fevals": budget}, quiet=True, verbose=False
+                    str(path),
+                    strategy=strategy,
+                    strategy_options={"max_fevals": budget} if options is None else options,
+                    quiet=True,
+                    verbose=False,
                 )
         finally:
             random.setstate(saved[0])
@@ -166,35 +179,65 @@ def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: 
     for r in results:  # every evaluation in order, repeats (served from Kernel Tuner's cache) included
         if "__error__" in r:
             raise RuntimeError(f"Kernel Tuner {strategy} measured a config that cannot launch: {r}")
-        i = land.index[GemmConfig(*(r[k] for k in keys))]
+        i = index_of(r)
         if i not in seen:
             seen.add(i)
             order.append(i)
     return order
 
 
-def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
+def _kernel_tuner_order(strategy: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
+    land = landscape(mnk, hw)
+    keys = [TRITON_NAMES[k] for k in SPACE]
+    return kernel_tuner_order(
+        strategy,
+        cache_from_times(mnk, measured_s, hw),
+        lambda r: land.index[GemmConfig(*(r[k] for k in keys))],
+        budget,
+        seed,
+    )
+
+
+def optuna_order(
+    sampler_name: str, sizes: dict, index_of, objective: np.ndarray, budget: int, seed: int, options: dict | None = None
+) -> list[int]:
+    """Indices an Optuna sampler measures, each once, asking for a position on each knob (``sizes``: name -> values).
+
+    ``index_of(positions)`` gives a configuration's index or ``-1`` if it cannot be measured (told
+    as failed: no measurement); ``objective[i]`` is what measuring ``i`` tells (log time). A run
+    stops after :data:`OPTUNA_ASKS_PER_MEASUREMENT` ``* budget`` proposals. ``options`` are the
+    sampler's keyword arguments besides its seed (default: none).
+    """
     import optuna
 
     samplers = {"tpe": optuna.samplers.TPESampler, "cmaes": optuna.samplers.CmaEsSampler}
-    land = landscape(mnk, hw)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed)))
+    study = optuna.create_study(sampler=samplers[sampler_name](seed=_seed32(seed), **(options or {})))
     order, seen = [], set()
     for _ in range(OPTUNA_ASKS_PER_MEASUREMENT * budget):
         if len(order) == budget:
             break
         trial = study.ask()
-        cfg = GemmConfig(*(values[trial.suggest_int(knob, 0, len(values) - 1)] for knob, values in SPACE.items()))
-        i = land.index.get(cfg)
-        if i is None:
+        i = index_of([trial.suggest_int(knob, 0, size - 1) for knob, size in sizes.items()])
+        if i < 0:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             continue
         if i not in seen:
             seen.add(i)
             order.append(i)
-        study.tell(trial, math.log(measured_s[i]))
+        study.tell(trial, float(objective[i]))
     return order
+
+
+def _optuna_order(sampler_name: str, mnk, budget: int, seed: int, measured_s: np.ndarray, hw: Hardware) -> list[int]:
+    land = landscape(mnk, hw)
+    values = list(SPACE.values())
+
+    def index_of(positions):
+        return land.index.get(GemmConfig(*(v[p] for v, p in zip(values, positions))), -1)
+
+    sizes = {knob: len(v) for knob, v in SPACE.items()}
+    return optuna_order(sampler_name, sizes, index_of, np.log(measured_s), budget, seed)
 
 
 def tuner_order(
@@ -322,7 +365,8 @@ def hardware_fields(hw: Hardware | None = None) -> str:
     return json.dumps(values, sort_keys=True, default=str)
 
 
-def _versions() -> str:
+def versions() -> str:
+    """The versions of Kernel Tuner and Optuna, as recorded beside their runs."""
     from importlib.metadata import version
 
     return f"kernel_tuner {version('kernel_tuner')}, optuna {version('optuna')}"
@@ -366,7 +410,7 @@ def record_runs(
         noise=float(noise),
         hw_name=hw.name,
         hw_fields=hardware_fields(hw),
-        versions=_versions(),
+        versions=versions(),
         orders=orders,
     )
 

@@ -6,8 +6,9 @@ one knob-step away (simulated annealing, evolutionary search's mutation) and alo
 ridge regression to, named by :func:`feature_names`. Both are shape-independent tables or pure
 functions; :func:`schedlab.studies.search.harness.search_context` builds them once per shape and machine.
 
-The grid constants (:data:`N_KNOBS`, :data:`KNOB_SIZES`, :data:`STRIDES`) index the whole
-``SPACE`` grid, launchable or not: flat index ``knobs @ STRIDES`` in ``SPACE`` order.
+:func:`grid_tables` builds the same tables for any grid of knobs (a measured landscape's,
+:mod:`schedlab.studies.measured`); a table's ``sizes`` and ``strides`` index its whole grid,
+measurable or not: flat index ``knobs @ strides``.
 """
 
 from __future__ import annotations
@@ -19,28 +20,33 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware
 from schedlab.core.model import tiling
-from schedlab.core.space import SPACE, all_configs, launchable
+from schedlab.core.space import SPACE, launchable
 
-__all__ = ["N_KNOBS", "KNOB_SIZES", "STRIDES", "NeighbourTables", "neighbour_tables", "feature_names", "feature_matrix"]
+__all__ = [
+    "KNOB_SIZES",
+    "NeighbourTables",
+    "neighbour_tables",
+    "grid_tables",
+    "feature_names",
+    "feature_matrix",
+]
 
-#: Number of knobs of ``SPACE``.
-N_KNOBS = len(SPACE)
 #: Number of values of each knob, in ``SPACE`` order.
 KNOB_SIZES = tuple(len(v) for v in SPACE.values())
-#: Flat index of a point of the whole grid: ``knob_indices @ STRIDES`` (``SPACE`` order).
-STRIDES = np.array([int(np.prod(KNOB_SIZES[j + 1 :])) for j in range(N_KNOBS)], dtype=np.int64)
-_WIDTH = max(KNOB_SIZES)
 
 
 @dataclass(frozen=True, eq=False)
 class NeighbourTables:
-    """Shape-independent tables over the launchable configurations of one machine.
+    """Tables over the configurations a search may measure (one machine's launchable ones, or a measured landscape's).
 
-    ``knobs[i, j]`` is the index of config ``i``'s value of knob ``j`` in ``SPACE``;
-    ``adjacent[i]`` lists (``-1`` padded) the launchable configs one knob one step away;
-    ``line[j, i, v]`` is the launchable config equal to ``i`` except knob ``j = SPACE[j][v]``
-    (``-1`` where that cannot launch or ``v`` is out of range);
-    ``full_to_launch`` maps a flat index of the whole 6000-point grid to a launchable index or ``-1``.
+    The configurations sit on a grid of knobs with ``sizes[j]`` values each (``SPACE`` for the
+    model): ``knobs[i, j]`` is the position of config ``i``'s value of knob ``j``;
+    ``adjacent[i]`` lists (``-1`` padded) the configs one knob one step away;
+    ``line[j, i, v]`` is the config equal to ``i`` except knob ``j`` at position ``v``
+    (``-1`` where that cannot be measured or ``v`` is out of range);
+    ``full_to_launch`` maps a flat index ``knobs @ strides`` of the whole grid to a config or ``-1``;
+    ``values`` holds the configs' knob values (``SPACE`` values for the model; the positions
+    ``knobs`` on a grid whose values need not be numbers).
     """
 
     n: int
@@ -49,47 +55,81 @@ class NeighbourTables:
     adjacent: np.ndarray
     line: np.ndarray
     full_to_launch: np.ndarray
-    lines_py: tuple  # lines_py[j][i]: tuple of launchable indices along knob j through i (i included)
-    adjacent_py: tuple  # adjacent_py[i]: tuple of launchable one-step neighbours of i
+    lines_py: tuple  # lines_py[j][i]: tuple of indices along knob j through i (i included)
+    adjacent_py: tuple  # adjacent_py[i]: tuple of one-step neighbours of i
+    sizes: tuple[int, ...]  # values per knob
+    strides: np.ndarray  # flat index of a grid point: knobs @ strides
+
+    @property
+    def n_knobs(self) -> int:
+        return len(self.sizes)
 
 
 @memoised(maxsize=8)
 def neighbour_tables(hw: Hardware) -> NeighbourTables:
     """The :class:`NeighbourTables` of ``hw``'s launchable configs, built once per machine (read-only arrays)."""
     space = launchable(hw)
-    ok = np.array([c in space.index for c in all_configs()])  # both in SPACE order
     values = space.array
-    n = len(values)
     knobs = np.stack([np.searchsorted(SPACE[k], values[:, j]) for j, k in enumerate(SPACE)], axis=1)
-    full_to_launch = np.full(len(ok), -1, dtype=np.int64)
-    full_to_launch[np.flatnonzero(ok)] = np.arange(n)
-    flat = knobs @ STRIDES
-    line = np.full((N_KNOBS, n, _WIDTH), -1, dtype=np.int64)
-    adjacent = np.full((n, 2 * N_KNOBS), -1, dtype=np.int64)
-    for j in range(N_KNOBS):
-        base = flat - knobs[:, j] * STRIDES[j]
-        for v in range(KNOB_SIZES[j]):
-            line[j, :, v] = full_to_launch[base + v * STRIDES[j]]
+    return grid_tables(knobs, KNOB_SIZES, values)
+
+
+def grid_tables(knobs: np.ndarray, sizes, values: np.ndarray | None = None) -> NeighbourTables:
+    """The :class:`NeighbourTables` of the configurations ``knobs`` (positions, one row each) on a grid of ``sizes``.
+
+    Every knob must take at least two values (a knob with one value is a constant: leave it out);
+    ``values`` defaults to ``knobs``. The arrays are read-only.
+
+    Examples
+    --------
+    >>> t = grid_tables(np.array([[0, 0], [1, 0], [1, 1]]), (2, 3))
+    >>> t.adjacent_py, t.lines_py[1]
+    (((1,), (0, 2), (1,)), ((0,), (1, 2), (1, 2)))
+    """
+    sizes = tuple(int(s) for s in sizes)
+    knobs = np.array(knobs, dtype=np.int64)
+    n_knobs = len(sizes)
+    if knobs.ndim != 2 or knobs.shape[1] != n_knobs or min(sizes, default=0) < 2:
+        raise ValueError(
+            f"knobs must be (n, {n_knobs}) positions on a grid of knobs with >= 2 values each, got {sizes}"
+        )
+    if ((knobs < 0) | (knobs >= np.array(sizes))).any():
+        raise ValueError("knobs holds a position outside its knob's values")
+    strides = np.array([int(np.prod(sizes[j + 1 :])) for j in range(n_knobs)], dtype=np.int64)
+    n = len(knobs)
+    flat = knobs @ strides
+    full_to_launch = np.full(int(np.prod(sizes)), -1, dtype=np.int64)
+    full_to_launch[flat] = np.arange(n)
+    if (full_to_launch >= 0).sum() != n:
+        raise ValueError("knobs holds one configuration twice")
+    line = np.full((n_knobs, n, max(sizes)), -1, dtype=np.int64)
+    adjacent = np.full((n, 2 * n_knobs), -1, dtype=np.int64)
+    for j in range(n_knobs):
+        base = flat - knobs[:, j] * strides[j]
+        for v in range(sizes[j]):
+            line[j, :, v] = full_to_launch[base + v * strides[j]]
         for d, step in enumerate((-1, 1)):
             v = knobs[:, j] + step
-            inside = (v >= 0) & (v < KNOB_SIZES[j])
-            adjacent[inside, 2 * j + d] = full_to_launch[base[inside] + v[inside] * STRIDES[j]]
+            inside = (v >= 0) & (v < sizes[j])
+            adjacent[inside, 2 * j + d] = full_to_launch[base[inside] + v[inside] * strides[j]]
     # compact the adjacency rows: valid neighbours first
     order = np.argsort(adjacent < 0, axis=1, kind="stable")
     adjacent = np.take_along_axis(adjacent, order, axis=1)
-    lines_py = tuple(tuple(tuple(int(c) for c in row if c >= 0) for row in line[j].tolist()) for j in range(N_KNOBS))
+    lines_py = tuple(tuple(tuple(int(c) for c in row if c >= 0) for row in line[j].tolist()) for j in range(n_knobs))
     adjacent_py = tuple(tuple(c for c in row if c >= 0) for row in adjacent.tolist())
-    for a in (knobs, adjacent, line, full_to_launch):
+    for a in (knobs, adjacent, line, full_to_launch, strides):
         a.flags.writeable = False
     return NeighbourTables(
         n=n,
         knobs=knobs,
-        values=values,
+        values=knobs if values is None else values,
         adjacent=adjacent,
         line=line,
         full_to_launch=full_to_launch,
         lines_py=lines_py,
         adjacent_py=adjacent_py,
+        sizes=sizes,
+        strides=strides,
     )
 
 

@@ -41,6 +41,7 @@ from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int, check_number
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import Landscape, landscape
+from schedlab.core.measured import MeasuredLandscape
 from schedlab.core.shapes import study_shapes
 from schedlab.core.space import GemmConfig, as_mnk
 from schedlab.studies.search.features import NeighbourTables, feature_matrix, neighbour_tables
@@ -109,11 +110,16 @@ def check_factor(factor) -> float:
 class SearchContext:
     """Everything a strategy core may read about one shape on one machine (:func:`search_context`).
 
+    A measured landscape gives one too (:func:`schedlab.studies.measured.measured_context`): its
+    ``land`` is the :class:`~schedlab.core.measured.MeasuredLandscape`, its ``times`` the recorded
+    mean times and its ``features`` ``None`` (no model to compute them from), so every strategy
+    but model-guided search runs on it unchanged.
+
     Attributes
     ----------
     mnk : tuple of int
-        ``(M, N, K)``.
-    land : Landscape
+        ``(M, N, K)`` (a measured landscape: its recorded problem size).
+    land : Landscape or MeasuredLandscape
         The shape's landscape; ``land.configs[i]`` is launchable config ``i``.
     neighbours : NeighbourTables
         The one-knob-step tables over the same launchable configs.
@@ -121,17 +127,17 @@ class SearchContext:
         True (noise-free) model time of each launchable config, in seconds.
     optimum : float
         The shortest of ``times``.
-    features : ndarray (n_configs, len(feature_names()))
+    features : ndarray (n_configs, len(feature_names())) or None
         The learned model's standardised static features
-        (:func:`schedlab.studies.search.features.feature_matrix`).
+        (:func:`schedlab.studies.search.features.feature_matrix`); ``None`` on a measured landscape.
     """
 
-    mnk: tuple[int, int, int]
-    land: Landscape
+    mnk: tuple
+    land: Landscape | MeasuredLandscape
     neighbours: NeighbourTables
     times: np.ndarray
     optimum: float
-    features: np.ndarray
+    features: np.ndarray | None
 
     @property
     def n_configs(self) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.features import N_KNOBS
 from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
 
 __all__ = ["coordinate_descent"]
@@ -26,7 +25,7 @@ def coordinate_descent(
 
     For the current config, knob ``j`` (cycling through ``SPACE`` order) is swept over every
     value whose config can launch; the walker moves to the best-measured of them if it
-    beats the current config strictly. When all six knobs in a row bring no move, no
+    beats the current config strictly. When all the knobs in a row bring no move, no
     single-knob change improves the measured time: the descent has stopped in a local
     optimum. With ``restarts`` the remaining budget goes to a new descent from a fresh
     random unmeasured start (cached measurements stay free).
@@ -60,7 +59,7 @@ def core(context, seeds, budget, factors, restarts=True, **_):
     """One seed at a time, in Python over tuples (a descent is branchy and short); ``restarts`` as above."""
     tables = context.neighbours
     lines = tables.lines_py
-    n = tables.n
+    n, n_knobs = tables.n, tables.n_knobs
     order = np.full((len(seeds), budget), -1, dtype=np.int64)
     infos = []
     for row, (seed, fac) in enumerate(zip(seeds, factors)):
@@ -80,7 +79,7 @@ def core(context, seeds, budget, factors, restarts=True, **_):
             seen[cur] = 1
             out.append(cur)
             stall, j, spent = 0, 0, False
-            while stall < N_KNOBS:
+            while stall < n_knobs:
                 best, bt = cur, tm[cur]
                 for c in lines[j][cur]:
                     if not seen[c]:
@@ -97,7 +96,7 @@ def core(context, seeds, budget, factors, restarts=True, **_):
                     cur, stall = best, 1
                 else:
                     stall += 1
-                j = (j + 1) % N_KNOBS
+                j = (j + 1) % n_knobs
             descents.append((start, cur, not spent))
             if not restarts:
                 break

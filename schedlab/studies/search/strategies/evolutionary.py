@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.features import KNOB_SIZES, N_KNOBS, STRIDES
 from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
 
 __all__ = ["evolutionary", "EVO_POPULATION", "EVO_CANDIDATES"]
@@ -45,7 +44,8 @@ def core(context, seeds, budget, factors, **_):
     n = tables.n
     S = len(seeds)
     C = EVO_CANDIDATES
-    sizes = np.array(KNOB_SIZES)
+    K = tables.n_knobs
+    sizes = np.array(tables.sizes)
     rows = np.arange(S)[:, None]
     P = min(EVO_POPULATION, budget)
     rngs = [strategy_rng(s) for s in seeds]
@@ -60,20 +60,20 @@ def core(context, seeds, budget, factors, **_):
     count = P
     while count < budget:
         want = min(P, budget - count)
-        u = np.stack([g.random((C, 12)) for g in rngs])  # (S, C, 12): all of a generation's dice
+        u = np.stack([g.random((C, K + 6)) for g in rngs])  # (S, C, K + 6): all of a generation's dice
         ranked = np.take_along_axis(pop, np.argsort(np.take_along_axis(tm, pop, axis=1), axis=1, kind="stable"), axis=1)
         # tournament of two: the better-ranked of two random members, for each parent
         pick = (u[:, :, :4] * P).astype(np.int64)
         a = np.take_along_axis(ranked, np.minimum(pick[:, :, 0], pick[:, :, 1]), axis=1)
         b = np.take_along_axis(ranked, np.minimum(pick[:, :, 2], pick[:, :, 3]), axis=1)
-        child = np.where(u[:, :, 4:10] < 0.5, tables.knobs[a], tables.knobs[b])  # uniform crossover
+        child = np.where(u[:, :, 4 : 4 + K] < 0.5, tables.knobs[a], tables.knobs[b])  # uniform crossover
         # mutation: one random knob one step up or down (down at the top, up at the bottom)
-        j = (u[:, :, 10] * N_KNOBS).astype(np.int64)
-        step = np.where(u[:, :, 11] < 0.5, -1, 1)
+        j = (u[:, :, 4 + K] * K).astype(np.int64)
+        step = np.where(u[:, :, 5 + K] < 0.5, -1, 1)
         v = np.take_along_axis(child, j[:, :, None], axis=2)[:, :, 0] + step
         v = np.where((v < 0) | (v >= sizes[j]), v - 2 * step, v)
         np.put_along_axis(child, j[:, :, None], v[:, :, None], axis=2)
-        idx = tables.full_to_launch[child @ STRIDES]  # pruning: -1 cannot launch
+        idx = tables.full_to_launch[child @ tables.strides]  # pruning: -1 cannot launch
         fresh = (idx >= 0) & ~seen[rows, np.maximum(idx, 0)]
         # drop repeats within a generation: keep each config's first occurrence
         key = np.where(fresh, idx, n + np.arange(C))

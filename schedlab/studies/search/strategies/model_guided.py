@@ -63,6 +63,8 @@ def _predict(W: np.ndarray, XT: np.ndarray) -> np.ndarray:
 def core(context, seeds, budget, factors, **_):
     """Lock step over seeds: every seed measures the same number of configs per round."""
     X = context.features
+    if X is None:
+        raise ValueError("model-guided search learns from the model's static features; this landscape has none")
     n, d = X.shape
     S = len(seeds)
     Xa = np.concatenate([X, np.ones((n, 1))], axis=1)  # intercept column (not penalised)

@@ -80,6 +80,7 @@ def core(context, seeds, budget, factors, **_):
         u = draws[t % _SA_CHUNK]
         t += 1
         c = tables.adjacent[cur, (u[:, 0] * degree[cur]).astype(np.int64)]
+        c = np.where(degree[cur] > 0, c, cur)  # a config with no neighbour proposes itself (measured: no charge)
         new = active & ~seen[rows, c]
         r = rows[new]
         order[r, count[r]] = c[new]

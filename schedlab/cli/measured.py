@@ -1,0 +1,104 @@
+"""The ``measured`` and ``measured-tuners`` subcommands of ``python -m schedlab``: real landscapes.
+
+::
+
+    python -m schedlab measured ../shared/data/benchmark_hub/*.json.gz             # structure and search on each
+    python -m schedlab measured ../shared/data/benchmark_hub/*.json.gz -o book/data/measured   # and the compact copies
+    python -m schedlab measured-tuners book/data/measured/*.npz --seeds 10 -o book/data/measured
+
+``measured`` reads any Kernel Tuner cache file (JSON, plain or gzip) or compact ``.npz``, prints
+its structure beside the model's 4096³ and the trials-to-5 % of this package's model-free
+strategies on it; with ``-o`` it writes the compact copies the book ships (the command that
+regenerates ``book/data/measured``). ``measured-tuners`` records the real tuners' runs on each
+(slow: about a minute per seed and landscape) as ``runs-<name>.npz``, which the page replays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schedlab.cli.args import int_in
+from schedlab.cli.progress import progress_bar, report_to
+from schedlab.console import print_render_table
+from schedlab.core.files import check_writable
+from schedlab.core.measured import load_compact, read_cache, save_compact
+from schedlab.render.measured import measured_trials_table, structure_table
+from schedlab.studies.measured import (
+    MEASURED_BUDGET,
+    compare_measured,
+    measured_context,
+    model_structure,
+    record_runs,
+    repeat_factors,
+    structure,
+)
+from schedlab.studies.tuners import TUNERS
+
+__all__ = ["add_parsers"]
+
+
+def _read(path: Path):
+    """A cache file or a compact ``.npz``, as a MeasuredLandscape."""
+    return load_compact(path) if path.suffix == ".npz" else read_cache(path)
+
+
+def _stem(path: Path) -> str:
+    return path.name.removesuffix(".gz").removesuffix(".json").removesuffix(".npz")
+
+
+def cmd_measured(args) -> int:
+    lands = {path: _read(path) for path in args.caches}  # every file read (and checked) before any is written
+    if args.output is not None:
+        args.output.mkdir(parents=True, exist_ok=True)
+        for path, m in lands.items():
+            print(f"紧凑副本 / compact copy: {save_compact(m, check_writable(args.output / f'{_stem(path)}.npz'))}")
+    contexts = {_stem(p): measured_context(m) for p, m in lands.items()}
+    print_render_table(structure_table([structure(c, n) for n, c in contexts.items()] + [model_structure()]))
+    factors = {_stem(p): (lambda s, m=m: repeat_factors(m, s)) for p, m in lands.items()}
+    print()
+    print_render_table(measured_trials_table(compare_measured(contexts, factors, seeds=range(args.seeds))))
+    return 0
+
+
+def cmd_measured_tuners(args) -> int:
+    args.output.mkdir(parents=True, exist_ok=True)
+    for path in args.landscapes:
+        m = _read(path)
+        tag = f"-{args.tag}" if args.tag else ""
+        output = check_writable(args.output / f"runs-{_stem(path)}{tag}.npz")  # before minutes of work
+        with progress_bar(desc=_stem(path), unit="次运行") as bar:
+            runs = record_runs(m, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, report_to(bar))
+        print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """Add ``measured`` and ``measured-tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
+    p = sub.add_parser(
+        "measured",
+        help="读真机测出的地形（Kernel Tuner 缓存文件）/ real measured landscapes",
+        description="读 Kernel Tuner 的缓存文件（JSON 或 .gz，或本包写的紧凑 .npz），打印它的结构（和模型的 4096³ 并列）"
+        "和本包不靠模型的策略在上面测到 5% 以内要几次；-o 另写紧凑副本（书用的 book/data/measured 就是这样生成的）。"
+        " / Read Kernel Tuner cache files as measured landscapes.",
+    )
+    p.add_argument("caches", nargs="+", type=Path, help="Kernel Tuner 缓存文件（.json / .json.gz）或紧凑 .npz")
+    p.add_argument("-o", "--output", type=Path, default=None, help="把紧凑副本写进这个文件夹")
+    p.add_argument("--seeds", type=int_in(2, 1000), default=50, help="种子数（默认 50）")
+    p.set_defaults(func=cmd_measured)
+
+    p = sub.add_parser(
+        "measured-tuners",
+        help="记录真实调优器在真机地形上的运行 / record real tuners on measured landscapes",
+        description="让 Kernel Tuner 的策略和 Optuna 的采样器在每个真机地形上按本讲的规则各跑 --seeds 个种子，"
+        "每次测量取一次记录下的重复测量；存成 runs-<名字>.npz（真实的地形一页读它）。很慢。"
+        " / Record the real tuners' runs on measured landscapes (slow).",
+    )
+    p.add_argument("landscapes", nargs="+", type=Path, help="Kernel Tuner 缓存文件或紧凑 .npz")
+    p.add_argument("--seeds", type=int_in(1, 1000), default=10, help="种子数 0 … n−1（默认 10）")
+    p.add_argument(
+        "--budget", type=int_in(1, 10**6), default=MEASURED_BUDGET, help=f"每次最多测几个（默认 {MEASURED_BUDGET}）"
+    )
+    p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME", help="只跑这些")
+    p.add_argument("-o", "--output", type=Path, default=Path("."), help="输出文件夹（默认当前文件夹）")
+    p.add_argument("--tag", default="", help="输出文件名 runs-<名字>-<tag>.npz 的后缀（分批记录时区分）")
+    p.set_defaults(func=cmd_measured_tuners)
