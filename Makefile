@@ -17,13 +17,20 @@ QUICK := -m "not site and not build and not slow"
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
+XELATEX := /usr/bin/xelatex
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+# The package as a wheel: served with the site (conf.py), installed by the downloaded notebooks' first cell.
+WHEEL := dist/schedlab-$(VERSION)-py3-none-any.whl
+PDF := _build/latex/schedlab.pdf
 
-.PHONY: html test check lint doctest serve bench clean distclean
+.PHONY: html pdf wheel test check lint doctest serve bench clean distclean
+# A recipe that fails leaves no target behind (latexmk writes a PDF even when xelatex stops on an error).
+.DELETE_ON_ERROR:
 
 # Python environment: the package with its test and book extras, in .venv.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --upgrade pip 'setuptools>=77'  # the wheel (make wheel) builds with the venv's setuptools
 	$(BIN)/pip install --quiet -e '.[test,book]'
 	touch $@
 
@@ -37,22 +44,54 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) apt-get install -y -qq chromium
 
-html: $(DOCTESTS_PASSED)
+# TeX for `make pdf` (about 600 MB): xelatex, xeCJK and ctex, latexmk, the Noto CJK and FreeFont fonts, ZapfDingbats
+# (texlive-fonts-recommended: hyperref under xelatex loads it for every link), and
+# poppler's pdftoppm (the PDF test renders pages with it). TEX_FILES holds one file of each package, so a machine
+# that has xelatex but lacks one of the others installs them (apt-get skips what is there).
+TEXMF := /usr/share/texlive/texmf-dist
+TEX_FILES := $(XELATEX) $(TEXMF)/tex/latex/ctex/ctex.sty $(TEXMF)/tex/latex/capt-of/capt-of.sty \
+	$(TEXMF)/fonts/type1/urw/zapfding/uzdr.pfb /usr/bin/latexmk /usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc \
+	/usr/share/fonts/opentype/freefont/FreeSerif.otf /usr/share/texmf/fonts/type1/public/tex-gyre/qagr.pfb /usr/bin/pdftoppm
+# System files are never deleted by .DELETE_ON_ERROR when an install fails half-way.
+.PRECIOUS: $(TEX_FILES) $(CJK_FONT) $(CHROMIUM)
+
+$(TEX_FILES) &:
+	$(SUDO) apt-get update -qq
+	$(SUDO) apt-get install -y -qq --no-install-recommends texlive-xetex texlive-lang-chinese texlive-latex-extra \
+		texlive-fonts-recommended latexmk fonts-noto-cjk fonts-freefont-otf tex-gyre poppler-utils
+
+wheel: $(WHEEL)
+
+$(WHEEL): $(STAMP) pyproject.toml README.md $(shell find schedlab -name "*.py")
+	rm -f dist/schedlab-*.whl
+	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+
+html: $(DOCTESTS_PASSED) $(WHEEL)
 	$(SPHINX) -b html book _build/html
 	@echo "Open _build/html/index.html (or run: make serve)"
 
-$(DOCTESTS_PASSED): $(STAMP) $(CJK_FONT) $(DOCTEST_INPUTS)
+$(DOCTESTS_PASSED): $(STAMP) $(CJK_FONT) $(WHEEL) $(DOCTEST_INPUTS)
 	$(SPHINX) -b doctest book _build/doctest
 	touch $@
 
-doctest: $(STAMP) $(CJK_FONT)
+# The whole lecture as one PDF: Sphinx's LaTeX builder (xelatex, see conf.py), then latexmk.
+pdf: $(PDF)
+
+$(PDF): $(STAMP) $(CJK_FONT) $(TEX_FILES) $(WHEEL) $(DOCTEST_INPUTS)
+	$(SPHINX) -b latex book _build/latex
+	# from scratch: an .aux or .toc left by a run under other settings (conf.py's latex_elements) stops xelatex
+	$(MAKE) -C _build/latex clean
+	$(MAKE) -C _build/latex LATEXMKOPTS="-silent -interaction=nonstopmode" all-pdf
+	@echo "The PDF: $(PDF)"
+
+doctest: $(STAMP) $(CJK_FONT) $(WHEEL)
 	$(SPHINX) -b doctest book _build/doctest
 	touch $(DOCTESTS_PASSED)
 
 # Everything: lint, the site (built once, here; the tests' built_site fixture then finds it up to date),
 # every test, the browser checks and the book's doctests included. `.ci/run` runs this. The site is built
 # without `make html`'s doctest step: pytest runs the same examples (book/*.md) beside the other tests.
-test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM)
+test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM) $(TEX_FILES) $(WHEEL)
 	$(SPHINX) -b html book _build/html
 	$(PYTEST)
 
@@ -72,7 +111,7 @@ bench: $(STAMP)
 
 # `clean` removes what builds and tests leave; `distclean` the environment too.
 clean:
-	rm -rf _build .pytest_cache .hypothesis .ruff_cache
+	rm -rf _build dist build .pytest_cache .hypothesis .ruff_cache
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 distclean: clean

@@ -5,6 +5,7 @@ import importlib.util
 import json
 import os
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -18,6 +19,14 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 project = "GPU 矩阵乘法的调度空间"
 author = "CS349E"
 copyright = "2026, CS349E"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+version = release = PYPROJECT["version"]  # the package's version, on every page's footer and the PDF's title page
+# The package as a wheel (`make wheel`, a prerequisite of `make html` and `make pdf`), served with the site: the
+# downloaded notebooks install it (see _offer_notebook_download).
+WHEEL = ROOT / "dist" / f"schedlab-{version}-py3-none-any.whl"
+if not WHEEL.is_file():
+    raise FileNotFoundError(f"{WHEEL.relative_to(ROOT)} is missing: run `make wheel` (make html does) first")
+INSTALL_LINE = f'%pip install "./{WHEEL.name}[book]"'
 language = "zh_CN"  # Chinese search splits words with jieba (a dependency)
 
 extensions = [
@@ -82,10 +91,19 @@ html_context = {"default_mode": "light"}  # no "invalid theme mode" console erro
 # build has finished, and does not declare itself safe for parallel reading (so -j -W fails).
 MATHJAX_STATIC = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).parent / "static"
 mathjax_path = "mathjax/tex-chtml.js"
-html_static_path = ["book/_static", str(MATHJAX_STATIC)]
+# Plotly's JavaScript from the Python package (one file, served here, no CDN); a page loads it only when it
+# holds an interactive figure (_load_plotly).
+PLOTLY_JS = Path(importlib.util.find_spec("plotly").origin).parent / "package_data" / "plotly.min.js"
+html_static_path = ["book/_static", str(MATHJAX_STATIC), str(PLOTLY_JS), str(WHEEL)]
 html_favicon = "book/_static/favicon.svg"
-html_css_files = ["custom.css"]  # table padding for the pages' HTML tables
-html_last_updated_fmt = None
+html_css_files = ["custom.css"]  # tables: padding, colours, scrolling with a cue; figures' width; print
+html_last_updated_fmt = "%Y-%m-%d"  # "最后更新" in every page's footer
+html_theme_options["extra_footer"] = (
+    f"<p>schedlab {version} · 文字采用 "
+    '<a href="https://creativecommons.org/licenses/by/4.0/deed.zh-hans">CC BY 4.0</a>，代码采用 MIT 许可证 · '
+    f'<a href="_static/{WHEEL.name}" download>下载 schedlab {version}（wheel）</a>，'
+    f"下载的笔记本第一格用它安装：<code>{INSTALL_LINE}</code></p>"
+)
 html_show_sourcelink = True
 html_copy_source = True
 
@@ -133,8 +151,31 @@ def _offer_notebook_download(app, pagename, templatename, context, doctree):
     if executed.exists():
         target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(executed.read_bytes())
+        target.write_text(json.dumps(_with_install_cell(json.loads(executed.read_text("utf-8"))), ensure_ascii=False))
         context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _with_install_cell(notebook: dict) -> dict:
+    """``notebook`` with a first code cell (tagged ``install``) that installs the site's wheel with the book's extras.
+
+    The site runs its pages on the package itself; a reader who downloads a notebook runs it after this
+    line, with the wheel (linked in every page's footer) beside the notebook. The cell is not run here.
+    """
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "install-schedlab",
+        "metadata": {"tags": ["install"]},
+        "outputs": [],
+        "source": f"# 先把 {WHEEL.name}（本站每页页脚可下载）放在这个笔记本旁边\n{INSTALL_LINE}",
+    }
+    return {**notebook, "cells": [cell, *notebook["cells"]]}
+
+
+def _load_plotly(app, pagename, templatename, context, doctree):
+    """Load plotly.min.js (served from _static) on a page that holds an interactive Plotly figure."""
+    if doctree is not None and "plotly-graph-div" in doctree.astext() + str(context.get("body", "")):
+        app.add_js_file("plotly.min.js")
 
 
 def _caption_as_alt_text(app, doctree, docname):
@@ -156,4 +197,45 @@ def setup(app):
     app.add_config_value("schedlab_sources_hash_html", SCHEDLAB_HASH, "html")
     # before sphinx_book_theme's header buttons (priority 501)
     app.connect("html-page-context", _offer_notebook_download, priority=500)
+    app.connect("html-page-context", _load_plotly)
     app.connect("doctree-resolved", _caption_as_alt_text)
+
+
+# -- PDF (`make pdf`: the LaTeX builder, then latexmk with xelatex) ------------------------------------
+# xelatex with xeCJK (Sphinx loads it for zh_CN under xelatex) typesets the Chinese in Noto CJK (Debian's
+# fonts-noto-cjk). A page's tables reach LaTeX as MyST tables (schedlab.render.Table._repr_markdown_), its
+# figures as their PNGs: an interactive figure's static twin (schedlab.figures.style.Interactive).
+latex_engine = "xelatex"
+latex_documents = [("index", "schedlab.tex", project, author, "manual")]
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "fontpkg": r"""
+\setmainfont{FreeSerif}
+\setsansfont{FreeSans}
+\setmonofont{FreeMono}
+\setCJKmainfont{Noto Serif CJK SC}
+\setCJKsansfont{Noto Sans CJK SC}
+\setCJKmonofont{Noto Sans Mono CJK SC}
+""",
+    # Sphinx loads babel in English for zh_CN (babel has no Chinese): its "Contents" and fncychap's "CHAPTER 1"
+    # would head the Chinese book. Without babel the names are set here; chapters head "第 1 章" (titlesec,
+    # which Sphinx loads) and the running header reads "第 1 章 ..." (Sphinx's \@chappos, meant for Japanese).
+    "babel": "",
+    "fncychap": "",
+    "preamble": r"""
+\setlength{\emergencystretch}{3em}
+\renewcommand{\contentsname}{目录}
+\renewcommand{\chaptername}{第}
+\renewcommand{\bibname}{参考文献}
+\renewcommand{\indexname}{索引}
+\renewcommand{\appendixname}{附录}
+\makeatletter\def\@chappos{章}\makeatother
+\titleformat{\chapter}[display]{\normalfont\sffamily\huge}{\LARGE 第\,\thechapter\,章}{1ex}{}
+\titlespacing*{\chapter}{0pt}{0pt}{2em}
+""",
+    "figure_align": "H",
+    "printindex": "",  # no index: the glossary is the lecture's list of terms
+}
+latex_use_xindy = False  # xindy (Sphinx's default under xelatex) is one more Debian package, for an index not printed
+latex_show_urls = "no"

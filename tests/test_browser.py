@@ -49,9 +49,22 @@ def server(built_site):
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        # headless Chromium hides scrollbars unless told not to: the table test looks for them
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, ignore_default_args=["--hide-scrollbars"])
         yield b
         b.close()
+
+
+def load(tab, url):
+    """Open ``url`` in ``tab`` and wait until the network is idle and the page's scripts have run.
+
+    Network idle alone is not enough: on a page whose inline Plotly figures take the parser long, the network
+    falls idle while the document is still loading, before the theme's deferred script has set the theme
+    and the toggle buttons exist.
+    """
+    response = tab.goto(url, wait_until="networkidle")
+    tab.wait_for_load_state("load")
+    return response
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -62,7 +75,7 @@ def test_page_renders_offline_without_errors(server, browser, page):
     tab.on("pageerror", lambda e: errors.append(str(e)))
     tab.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
     tab.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) else None)
-    response = tab.goto(f"{server}/{page}.html", wait_until="networkidle")
+    response = load(tab, f"{server}/{page}.html")
     assert response.status == 200
     assert tab.locator("article h1").count() == 1
     assert tab.locator("article").inner_text().strip()
@@ -90,10 +103,10 @@ def open_page(server, browser):
     def _open(path, mode="light", width=1280):
         ctx = browser.new_context(viewport={"width": width, "height": 900})
         contexts.append(ctx)
-        # the theme reads the reader's choice from localStorage, as its switch leaves it
-        ctx.add_init_script(f"localStorage.setItem('mode', '{mode}');")
+        # the theme reads the reader's choice from localStorage, as its switch leaves it (mode and theme)
+        ctx.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
         tab = ctx.new_page()
-        tab.goto(f"{server}/{path}", wait_until="networkidle")
+        load(tab, f"{server}/{path}")
         assert tab.evaluate("document.documentElement.dataset.theme") == mode, f"{path}: not in {mode} mode"
         return tab
 
@@ -201,8 +214,11 @@ FIGURES_JS = """
   const img = fig.querySelector("img"), cap = fig.querySelector("figcaption");
   const number = cap.querySelector(".caption-number");
   const caption = cap.innerText.replace(number ? number.innerText : "", "").replace(/\\s+/g, " ").trim();
+  const weight = Number(getComputedStyle(cap.querySelector("p") || cap).fontWeight);
+  // an interactive (Plotly) figure has no image: it draws its own vector graphics, with its words as text
+  if (!img) return {interactive: !!fig.querySelector(".plotly-graph-div"), caption, weight};
   return {src: img.getAttribute("src"), alt: img.alt, caption, natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
-          weight: Number(getComputedStyle(cap.querySelector("p") || cap).fontWeight)};
+          weight};
 })
 """
 
@@ -213,14 +229,16 @@ def test_figures_are_sharp_described_and_captioned_in_body_weight(open_page, pag
     figs = open_page(f"{page}.html", width=width).evaluate(FIGURES_JS)
     assert figs, f"{page}: no figure"
     for f in figs:
-        assert f["caption"] and f["alt"] == f["caption"], (
-            f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
-        )
+        assert f["caption"], f"{page}: a figure without a caption"
+        assert f["weight"] == 400, f"{page}: caption in weight {f['weight']}, not the body text's 400"
+        if "interactive" in f:
+            assert f["interactive"], f"{page}: a figure with neither an image nor a Plotly figure"
+            continue  # vector graphics and text: sharp at any size; its words are its own, not an alt text
+        assert f["alt"] == f["caption"], f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
         sharp = f["src"].endswith(".svg") or f["natural"] >= 2 * f["shown"]
         assert sharp, (
             f"{page}: {f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
         )
-        assert f["weight"] == 400, f"{page}: caption in weight {f['weight']}, not the body text's 400"
 
 
 def search_results(open_page, query):
@@ -257,3 +275,122 @@ def test_chinese_search_finds_the_lectures_terms_with_clean_snippets(open_page, 
 def test_search_ranks_the_pruning_page_first_for_shared_memory(open_page):
     pages = [page for page, _ in search_results(open_page, "共享内存")]
     assert pages[0] == "space", f"共享内存 ranks {pages}"
+
+
+# -- Tables that never cut, figures a phone can read, figures to explore ---------------------------------------
+
+#: The widths a reader meets: a laptop (the text column is about 688 px), a phone, and paper (A4 less 1 cm
+#: margins, 190 mm at 96 px per inch, with print media emulated).
+PRINT_WIDTH_PX = 718
+LAYOUTS = {"1280": (1280, "screen"), "390": (PHONE_WIDTH_PX, "screen"), "print": (PRINT_WIDTH_PX, "print")}
+
+CLIPPED_JS = """
+(print) => {
+  // A table is cut when a box around it (or the table itself) holds more than it shows sideways, unless the box
+  // scrolls and draws a scrollbar the reader sees (not on paper: paper does not scroll), or when the table or
+  // its caption reaches past the viewport.
+  const cut = [];
+  const vw = document.documentElement.clientWidth;
+  for (const table of document.querySelectorAll("article table")) {
+    const name = (table.querySelector("caption") || table).innerText.trim().slice(0, 40);
+    for (let e = table; e && e.tagName !== "ARTICLE"; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (style.overflowX === "visible" || e.scrollWidth <= e.clientWidth + 1) continue;
+      const scrolls = ["auto", "scroll"].includes(style.overflowX);
+      const bar = e.offsetHeight - e.clientHeight - parseFloat(style.borderTopWidth) - parseFloat(style.borderBottomWidth);
+      if (print || !scrolls || bar < 8) cut.push(`${name}: ${e.tagName.toLowerCase()}.${e.className} shows ${e.clientWidth} of ${e.scrollWidth} px` + (print ? "" : ` (scrollbar ${bar} px)`));
+    }
+    const box = [table, table.querySelector("caption")].filter(Boolean);
+    for (const el of box) {
+      let clip = null;
+      for (let e = el.parentElement; e; e = e.parentElement) if (getComputedStyle(e).overflowX !== "visible") { clip = e.getBoundingClientRect(); break; }
+      const r = el.getBoundingClientRect(), right = Math.min(clip ? clip.right : vw, vw);
+      if (el.tagName === "CAPTION" ? r.right > right + 1 : (!clip && r.right > vw + 1)) cut.push(`${name}: ${el.tagName.toLowerCase()} reaches ${Math.round(r.right)} px of ${Math.round(right)}`);
+    }
+  }
+  return cut;
+}
+"""
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("page", TABLE_PAGES)
+def test_no_table_is_cut(open_page, page, layout):
+    """At 1280 px, 390 px and on paper every table fits, or scrolls in a box with a drawn scrollbar (not on paper)."""
+    width, media = LAYOUTS[layout]
+    tab = open_page(f"{page}.html", width=width)
+    tab.emulate_media(media=media)
+    cut = tab.evaluate(CLIPPED_JS, media == "print")
+    assert not cut, f"{page} at {layout}: tables cut: {cut}"
+
+
+def test_the_clip_check_sees_a_cut_table(open_page):
+    """The check above can fail: a table squeezed into a box that hides its overflow is reported, on screen and paper."""
+    tab = open_page("landscape.html")
+    tab.evaluate(
+        """() => { const d = document.createElement("div"); d.style.cssText = "width: 100px; overflow: hidden";
+        d.innerHTML = "<table><caption>t</caption><tr><td>" + "x ".repeat(200) + "</td></tr></table>";
+        d.querySelector("td").style.whiteSpace = "nowrap"; document.querySelector("article").append(d); }"""
+    )
+    assert tab.evaluate(CLIPPED_JS, False)
+    tab.emulate_media(media="print")
+    assert tab.evaluate(CLIPPED_JS, True)
+
+
+IMAGES_JS = """
+() => [...document.querySelectorAll("article .cell_output img")].map((img) => ({src: img.getAttribute("src"),
+  natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))
+"""
+
+
+@pytest.mark.parametrize("page", TABLE_PAGES)
+def test_figure_text_is_legible_on_a_phone(open_page, built_site, page):
+    """At 390 px no figure shows text under 9 CSS px, nor a text colour under 4.5:1 on what lies under it.
+
+    Each PNG carries its smallest text's size in its own pixels and its lowest contrast
+    (schedlab.figures.style.legibility); the phone shows it at ``shown`` of its ``natural`` pixels.
+    """
+    from PIL import Image
+
+    from schedlab.figures.style import LEGIBILITY_KEYS, MIN_CONTRAST, MIN_TEXT_CSS_PX
+
+    size_key, contrast_key, smallest_key, faintest_key = LEGIBILITY_KEYS
+    for img in open_page(f"{page}.html", width=PHONE_WIDTH_PX).evaluate(IMAGES_JS):
+        meta = Image.open(built_site / img["src"]).text
+        assert size_key in meta, f"{page}: {img['src']} carries no legibility record (not made by schedlab.figures?)"
+        css_px = float(meta[size_key]) * img["shown"] / img["natural"]
+        assert css_px >= MIN_TEXT_CSS_PX, f"{page}: {meta[smallest_key]!r} is {css_px:.1f} CSS px on a phone"
+        assert float(meta[contrast_key]) >= MIN_CONTRAST, f"{page}: {meta[faintest_key]!r} at {meta[contrast_key]}:1"
+
+
+#: Pages with an interactive Plotly figure, and a knob value its hover must name.
+PLOTLY_PAGES = ("landscape", "shapes")
+
+
+@pytest.mark.parametrize("page", PLOTLY_PAGES)
+def test_interactive_figure_draws_offline_and_hovers(browser, server, page):
+    """With every request off localhost refused, Plotly (served from _static) draws the figure, and hovering
+    a point shows its label: a configuration's knob tuple and time, or a shape pair's cost."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), lambda route: route.abort())
+    tab = ctx.new_page()
+    errors = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    load(tab, f"{server}/{page}.html")
+    plot = tab.locator("article .plotly-graph-div").first
+    plot.wait_for(timeout=15_000)
+    plot.scroll_into_view_if_needed()
+    tab.wait_for_selector("article .plotly-graph-div .main-svg", timeout=15_000)
+    points = tab.locator("article .plotly-graph-div :is(g.point, g.hm, .heatmaplayer image, .nsewdrag)")
+    assert points.count(), f"{page}: the Plotly figure drew nothing"
+    box = tab.locator("article .plotly-graph-div .nsewdrag").first.bounding_box()
+    hover = ""
+    for fx, fy in ((0.02, 0.98), (0.05, 0.9), (0.1, 0.5), (0.3, 0.3), (0.5, 0.5), (0.12, 0.12)):
+        tab.mouse.move(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+        tab.wait_for_timeout(300)
+        hover = " ".join(t or "" for t in tab.locator("article .plotly-graph-div .hoverlayer").all_text_contents())
+        if hover.strip():
+            break
+    ctx.close()
+    assert not errors, f"{page}: {errors}"
+    assert re.search(r"\(\d+, \d+, \d+, \d+, \d+, \d+\)", hover), f"{page}: hover shows no configuration: {hover!r}"

@@ -113,6 +113,30 @@ def test_page_png_is_twice_the_layout_resolution(book_rc, close):
     assert png_width_px(buf.getvalue()) == pytest.approx(width_in * book_rc["savefig.dpi"], rel=0.02)
 
 
+@pytest.mark.parametrize("name", BUILDERS)
+def test_page_png_is_no_wider_than_its_figure(name, book_rc, close):
+    # A page scales the PNG to its column: a PNG wider than the figure (a title or legend sticking
+    # out, widening the tight crop) shrinks every text below the size the figure was laid out for.
+    fig = BUILDERS[name]()
+    close(fig)
+    layout_px = fig.get_figwidth() * fig.dpi
+    padding_px = 2 * book_rc["savefig.pad_inches"] * fig.dpi
+    assert png_width_px(fig._repr_png_()) <= layout_px + padding_px + 1
+
+
+def test_fit_width_breaks_a_title_wider_than_the_figure(book_rc, close):
+    fig = figures.landscape_cdf(landscape(SQUARE))
+    close(fig)
+    title = fig.axes[0].get_title()
+    fig.axes[0].set_title(title + title)  # twice as long as the figure is wide
+    width_in = fig.get_figwidth()
+    figures.style.fit_width(fig)
+    broken = fig.axes[0].get_title()
+    assert broken.replace("\n", "") == title + title and broken.count("\n") >= 1
+    box = fig.get_tightbbox()
+    assert box.x0 >= -0.01 and box.x1 <= width_in + 0.01 and fig.get_figwidth() == width_in  # broken, not shrunk
+
+
 def test_cjk_font_is_installed(book_rc):
     from matplotlib import font_manager
 
@@ -396,4 +420,6 @@ def test_figures_display_themselves_in_a_notebook(book_rc, close, caplog):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [str(w.message) for w in caught]
     width = int.from_bytes(png[16:20], "big")
-    assert abs(width - 7 * book_rc["figure.dpi"]) < 0.1 * 7 * book_rc["figure.dpi"]  # display dpi, not savefig dpi
+    # the figure's width (the rc's) at the display dpi, not savefig's: the cropped PNG is no wider than the figure
+    layout_px = book_rc["figure.figsize"][0] * book_rc["figure.dpi"]
+    assert abs(width - layout_px) < 0.02 * layout_px

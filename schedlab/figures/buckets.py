@@ -8,7 +8,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from schedlab.figures.style import fmt_times, new_figure
+from schedlab.figures.style import fmt_times, ink_on, new_figure, text_color
 from schedlab.render.labels import cover_label
 from schedlab.studies.buckets import Cover, Sweep, TileMap
 
@@ -54,7 +54,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     row = {c: i for i, c in enumerate(rows)}
     colors = {c: f"C{i % 8}" for i, c in enumerate(cover.configs)}
 
-    fig = new_figure(0.55 + 0.03 * len(rows))
+    fig = new_figure(0.9 + 0.05 * len(rows))
     axes = fig.subplots(3, 1, sharex=True, gridspec_kw={"height_ratios": [0.5 + 0.14 * len(rows), 1.4, 1.4]})
     ax = axes[0]
     ax.scatter(Ms, [row[c] for c in optima], s=16, color="#333333", zorder=3, label="这个 M 的最优")
@@ -68,15 +68,15 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
         zorder=2,
         label="覆盖在这个 M 用的配置",
     )
-    ax.set_yticks(range(len(rows)), [str(c.as_tuple()) for c in rows], fontsize=8)
+    ax.set_yticks(range(len(rows)), [str(c.as_tuple()) for c in rows], fontsize=9)
     for label, c in zip(ax.get_yticklabels(), rows):
         if c in colors:
-            label.set_color(colors[c])
+            label.set_color(text_color(colors[c]))
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.tick_params(axis="y", length=0)
     ax.grid(axis="x", visible=False)
-    ax.legend(loc="upper right", fontsize=8.5, frameon=True, framealpha=0.9, edgecolor="none")
-    ax.set_title(f"每个 M 的最优配置（共 {len(set(optima))} 个不同的）和覆盖的选择", fontsize=10)
+    ax.legend(loc="upper right", fontsize=9, frameon=True, framealpha=0.9, edgecolor="none")
+    ax.set_title(f"每个 M 的最优配置（共 {len(set(optima))} 个不同的）\n和覆盖的选择", fontsize=10)
 
     ax = axes[1]
     ax.plot(Ms, sweep.best_time_s * 1e6, color="#333333", linewidth=1.2, marker="o", markersize=2.5)
@@ -109,13 +109,13 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     ax.set_ylim(0.98, 1.0 + (top - 1.0) * 1.3 + 0.02)  # room for the legend
     ax.yaxis.set_major_formatter(FuncFormatter(fmt_times))
     ax.set_ylabel("时间 / 最优")
-    ax.legend(loc="upper left", fontsize=8.5, ncol=3)
+    ax.legend(loc="upper left", fontsize=9, ncol=1)
     ax.set_xlabel("M（token 数）")
     ticks = [M for M in (1, 64, 128, 192, 256, 320, 384, 448, 512, 1024, 2048, 4096, 8192) if Ms[0] <= M <= Ms[-1]]
     ax.set_xticks(ticks)
     ax.set_xlim(Ms[0] - 0.02 * (Ms[-1] - Ms[0]) - 0.5, Ms[-1] + 0.02 * (Ms[-1] - Ms[0]) + 0.5)
     fig.suptitle(
-        f"N = {sweep.N}，K = {sweep.K}：M 从 {sweep.Ms[0]} 到 {sweep.Ms[-1]}，"
+        f"N = {sweep.N}，K = {sweep.K}：M 从 {sweep.Ms[0]} 到 {sweep.Ms[-1]}，\n"
         f"{len(sweep.Ms)} 个 M 用 {cover.n_configs} 个配置覆盖",
         fontsize=11,
     )
@@ -145,7 +145,7 @@ def tile_map(tilemap: TileMap) -> Figure:
     area = np.log2(bm * bn).astype(float)
     cmap = colormaps["Blues"]
     norm = Normalize(vmin=float(area.min()) - 2.0, vmax=float(area.max()) + 1.0)
-    fig = new_figure(0.12 + 0.07 * len(tilemap.Ms))
+    fig = new_figure(0.3 + 0.1 * len(tilemap.Ms))  # a row holds two lines of 9 pt text with room around them
     ax = fig.subplots()
     im = ax.imshow(area, cmap=cmap, norm=norm, aspect="auto", origin="lower")
     for i in range(area.shape[0]):
@@ -153,11 +153,11 @@ def tile_map(tilemap: TileMap) -> Figure:
             ax.text(
                 j,
                 i,
-                f"{bm[i, j]}×{bn[i, j]}\n{tilemap.tflops[i, j]:.0f} TFLOPS",
+                f"{bm[i, j]}×{bn[i, j]}\n{tilemap.tflops[i, j]:.0f}",
                 ha="center",
                 va="center",
-                fontsize=8.5,
-                color="white" if norm(area[i, j]) > 0.6 else "#1a1a1a",
+                fontsize=9,
+                color=ink_on(cmap(norm(area[i, j]))),
                 linespacing=1.2,
             )
     ax.set_xticks(range(len(tilemap.Ns)), [str(n) for n in tilemap.Ns])
@@ -178,5 +178,5 @@ def tile_map(tilemap: TileMap) -> Figure:
     cbar.set_label("块的面积 BM × BN（对数色标）")
     cbar.ax.grid(False)
     cbar.outline.set_visible(False)
-    ax.set_title(f"每个 (M, N) 上最优配置的块形 BM×BN 和它的 TFLOPS（K = {tilemap.K}）")
+    ax.set_title(f"每个 (M, N) 上最优配置的块形 BM×BN\n和它的 TFLOPS（格子里的第二行；K = {tilemap.K}）")
     return fig

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
 from schedlab.core.landscape import Landscape, tflops
-from schedlab.figures.style import fmt_times, new_figure
+from schedlab.figures.style import fmt_times, ink_on, new_figure
 from schedlab.render.labels import lecture_name, lecture_short
 from schedlab.studies.gpus import HardwareTransfer
 
@@ -62,7 +62,7 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("配置的 TFLOPS（对数坐标）")
     ax.set_ylabel("至少这么快的配置的比例")
-    ax.legend(loc="lower left", fontsize=8.5)
+    ax.legend(loc="lower left", fontsize=9)
     ax.set_title(f"{lecture_name(shape)}：同一个空间在四块 GPU 上")
     return fig
 
@@ -108,16 +108,16 @@ def hardware_transfer_grid(transfers) -> Figure:
                     text,
                     ha="center",
                     va="center",
-                    fontsize=8,
-                    color="white" if np.isfinite(x) and norm(x) > 0.6 else "#1a1a1a",
+                    fontsize=9,
+                    color=ink_on(cmap(norm(x))) if np.isfinite(x) else "black",
                 )
-        ax.set_xticks(range(len(gpus)), gpus, fontsize=7, rotation=20)
-        ax.set_yticks(range(len(gpus)), gpus, fontsize=7)
+        ax.set_xticks(range(len(gpus)), gpus, fontsize=9, rotation=20)
+        ax.set_yticks(range(len(gpus)), gpus, fontsize=9)
         ax.tick_params(length=0)
         ax.grid(False)
         for spine in ax.spines.values():
             spine.set_visible(False)
-        ax.set_title(lecture_short(t.shape), fontsize=9.5)
+        ax.set_title(lecture_short(t.shape), fontsize=10)
     cbar = fig.colorbar(im, ax=list(axes[: len(transfers)]), fraction=0.04, pad=0.02)
     cbar.set_label("时间 / 该列 GPU 自己的最优（对数色标）")
     cbar.ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0)))

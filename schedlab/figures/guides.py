@@ -52,7 +52,7 @@ def guide_sweep(studies) -> Figure:
         ax.set_yscale("log")
         ax.set_ylim(0.8, top * 1.05)
         ax.axhline(top, color="#999999", linewidth=0.6)
-        ax.text(x[0], top * 0.93, "没到", fontsize=8, color="#777777", va="top")
+        ax.text(x[0], top * 0.93, "没到", fontsize=9, color="#595959", va="top")  # 7:1 on white
         ax.set_xlabel("模型没算到的效应 σ（%）")
         ax.set_title(lecture_name(as_mnk(study.shape)), fontsize=10)
     axes[0].set_ylabel("到 5% 以内的测量次数（中位数）")
@@ -64,5 +64,5 @@ def guide_sweep(studies) -> Figure:
         Line2D([], [], color="#222222", linestyle="--", linewidth=1.4, label="最好的盲调优器"),
         Patch(facecolor="#888888", alpha=0.3, label="95% 自助区间"),
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=8.5)
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
     return fig

@@ -7,10 +7,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
 from schedlab.core.landscape import Landscape
-from schedlab.figures.style import fmt_times, new_figure
-from schedlab.render.labels import lecture_name
+from schedlab.core.space import SPACE
+from schedlab.figures.style import Interactive, fmt_times, new_figure, text_color
+from schedlab.render.labels import CONFIG_HEADER, KNOB_LABELS, lecture_name
 
-__all__ = ["landscape_cdf"]
+__all__ = ["landscape_cdf", "landscape_explorer"]
 
 
 # --- demo 2: the landscape --------------------------------------------------------------
@@ -54,7 +55,7 @@ def landscape_cdf(landscape: Landscape) -> Figure:
             factor * 1.04,
             y_text,
             f"{factor:g}× 以内：{k} 个（{k / n:.1%}）",
-            color=color,
+            color=text_color(color),
             fontsize=9,
             va="center",
             bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
@@ -67,7 +68,7 @@ def landscape_cdf(landscape: Landscape) -> Figure:
         xy=(median, 0.5),
         xytext=(median * 1.5, 0.38),
         fontsize=9,
-        color="C3",
+        color=text_color("C3"),
         arrowprops=dict(arrowstyle="-", color="C3", linewidth=0.8),
     )
     ax.annotate(
@@ -77,10 +78,84 @@ def landscape_cdf(landscape: Landscape) -> Figure:
         textcoords="offset points",
         ha="right",
         va="bottom",
-        fontsize=8.5,
+        fontsize=9,
         color="#444444",
     )
     ax.set_xlabel("时间 / 最快配置的时间（对数坐标）")
     ax.set_ylabel("配置的累积比例")
     ax.set_title(f"{lecture_name(landscape.shape)}：{n} 个能启动的配置离最快有多远")
     return fig
+
+
+def landscape_explorer(landscape: Landscape) -> Interactive:
+    """:func:`landscape_cdf` to explore: each configuration a point, its config and time on hover.
+
+    The points are the CDF's steps (x: time / best, log; y: share of configurations at most that
+    slow). A menu picks a knob; the points are then coloured by that knob's value, one legend
+    entry per value, and clicking an entry hides or shows those configurations (double-click:
+    only those). The static twin for paper is :func:`landscape_cdf`.
+
+    Returns
+    -------
+    Interactive
+        ``plot.data`` holds one trace per (knob, value), knobs in ``SPACE`` order; only the first
+        knob's traces are visible at first. Every configuration is in exactly one trace per knob.
+    """
+    import plotly.graph_objects as go
+
+    ratio = np.asarray(landscape.ratio, dtype=float)
+    order = np.argsort(ratio, kind="stable")
+    n = ratio.size
+    share = np.empty(n)
+    share[order] = np.arange(1, n + 1) / n
+    table = np.array([c.as_tuple() for c in landscape.configs])
+    micros = np.asarray(landscape.time_s, dtype=float) * 1e6
+    custom = np.column_stack([table, micros])
+    knobs = list(SPACE)
+    config_hover = ", ".join(f"%{{customdata[{j}]}}" for j in range(len(knobs)))
+    plot = go.Figure()
+    visible_by_knob = []
+    for k, knob in enumerate(knobs):
+        for value in SPACE[knob]:
+            mask = table[:, k] == value
+            if not mask.any():
+                continue
+            plot.add_trace(
+                go.Scatter(
+                    x=ratio[mask],
+                    y=share[mask],
+                    customdata=custom[mask],
+                    mode="markers",
+                    marker={"size": 6, "opacity": 0.75},
+                    name=f"{value}",
+                    legendgroup=knob,
+                    visible=k == 0,
+                    hovertemplate=(
+                        f"{CONFIG_HEADER}<br>({config_hover})<br>"
+                        f"%{{customdata[{len(knobs)}]:.1f}} µs，最快的 %{{x:.2f}} 倍<extra>{KNOB_LABELS[knob]} = {value}</extra>"
+                    ),
+                )
+            )
+            visible_by_knob.append(knob)
+    buttons = [
+        {
+            "label": KNOB_LABELS[knob],
+            "method": "update",
+            "args": [{"visible": [v == knob for v in visible_by_knob]}, {"legend.title.text": KNOB_LABELS[knob]}],
+        }
+        for knob in knobs
+    ]
+    plot.update_layout(
+        title={"text": f"{lecture_name(landscape.shape)}：{n} 个能启动的配置", "font": {"size": 15}},
+        xaxis={"type": "log", "title": "时间 / 最快配置的时间（对数坐标）"},
+        yaxis={"title": "配置的累积比例", "tickformat": ".0%", "range": [0, 1.04]},
+        legend={"title": {"text": KNOB_LABELS[knobs[0]]}, "orientation": "h", "y": -0.22, "x": 0},
+        updatemenus=[
+            {"buttons": buttons, "direction": "down", "x": 0, "y": 1.02, "xanchor": "left", "yanchor": "bottom"}
+        ],
+        margin={"l": 60, "r": 10, "t": 90, "b": 40},
+        height=480,
+        template="plotly_white",
+        font={"size": 13},
+    )
+    return Interactive(plot, landscape_cdf(landscape))

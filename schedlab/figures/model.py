@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from schedlab.core.model import TERMS, Breakdown
-from schedlab.figures.style import new_figure
+from schedlab.figures.style import new_figure, text_color
 
 __all__ = ["breakdown_chart"]
 
@@ -56,8 +56,8 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
             rect.get_y() + rect.get_height() / 2,
             f"{v:.1f} ns{note}",
             va="center",
-            fontsize=8.5,
-            color="C1" if k == breakdown.bottleneck else "#222222",
+            fontsize=9,
+            color=text_color("C1") if k == breakdown.bottleneck else "#222222",
         )
     ax.axvline(step_ns, color="#555555", linestyle="--", linewidth=1.0)
     ax.text(
@@ -66,7 +66,7 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
         f"每个 k 步 {step_ns:.1f} ns",
         ha="center",
         va="bottom",
-        fontsize=8.5,
+        fontsize=9,
         color="#444444",
         bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
     )
@@ -76,7 +76,7 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
     ax.set_xlabel("每个 k 步的时间（ns，第一波）")
     M, N, K = breakdown.shape
     ax.set_title(
-        f"{breakdown.config.as_tuple()} 在 {M}×{N}×{K} 上：{breakdown.tflops:.0f} TFLOPS，"
+        f"{breakdown.config.as_tuple()} 在 {M}×{N}×{K} 上：{breakdown.tflops:.0f} TFLOPS，\n"
         f"{breakdown.waves} 波 × {breakdown.k_steps} 步，每 SM {breakdown.blocks_per_sm} 块",
         fontsize=10,
     )

@@ -9,7 +9,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from schedlab.core.space import as_mnk
-from schedlab.figures.style import fmt_times, new_figure
+from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import lecture_name, strategy_label
 from schedlab.studies.compare import Comparison
 
@@ -47,7 +47,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     mnk = as_mnk(comparison.shapes[i])
     names = comparison.strategies
     x = np.arange(1, comparison.budget + 1)
-    ncols = min(3, len(names))
+    ncols = min(2, len(names))
     nrows = -(-len(names) // ncols)
     fig = new_figure(0.3 * nrows + 0.1)
     axes = np.atleast_1d(fig.subplots(nrows, ncols, sharex=True, sharey=True)).ravel()
@@ -67,7 +67,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
         ax.set_yscale("log")
         median = comparison.cell(i, name).estimate
         reached = f"中位数 {median:.0f} 次" if np.isfinite(median) else "过半没到"
-        ax.set_title(f"{strategy_label(name)}：{reached}", fontsize=10, color=color)
+        ax.set_title(f"{strategy_label(name)}\n{reached}", fontsize=10, color=text_color(color))
     ax0 = axes[0]
     ax0.set_xlim(1, comparison.budget)
     ax0.set_ylim(0.97, top * 1.15)
@@ -91,8 +91,8 @@ def search_curves(comparison: Comparison, shape) -> Figure:
         Line2D([], [], color="#b5b5b5", linewidth=0.8, label="其他策略的中位数"),
         Line2D([], [], color="#555555", linestyle="--", linewidth=0.9, label=f"最优的 {goal} 以内"),
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8.5)
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
     fig.suptitle(
-        f"{lecture_name(mnk)}：测了 k 次之后，相信的最优配置有多好（{len(comparison.seeds)} 个种子）", fontsize=11
+        f"{lecture_name(mnk)}\n测了 k 次之后，相信的最优配置有多好（{len(comparison.seeds)} 个种子）", fontsize=11
     )
     return fig

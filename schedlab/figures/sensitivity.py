@@ -8,7 +8,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from schedlab.core.space import SPACE
-from schedlab.figures.style import fmt_times, new_figure
+from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import KNOB_GLOSSES, KNOB_LABELS, lecture_name
 from schedlab.studies.sensitivity import Sensitivity
 
@@ -42,7 +42,7 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
     finite = np.array([r for k in knobs for _, r in sensitivity.ratios[k] if np.isfinite(r)] or [1.0])
     lo = min(1.0, float(finite.min())) / 1.25
     hi = max(1.0, float(finite.max())) * 1.9
-    ncols = 3
+    ncols = 2
     nrows = -(-len(knobs) // ncols)
     fig = new_figure(0.36 * nrows + 0.08)
     axes = np.atleast_1d(fig.subplots(nrows, ncols, sharey=True)).ravel()
@@ -56,7 +56,7 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
         ax.set_ylim(lo, hi)
         bars = ax.bar([x for x, _, _ in ok], [r for _, _, r in ok], width=0.7, color=colors)
         for rect, (_, _, r) in zip(bars, ok):
-            ax.text(rect.get_x() + rect.get_width() / 2, r * 1.06, f"{r:.2f}", ha="center", va="bottom", fontsize=7.5)
+            ax.text(rect.get_x() + rect.get_width() / 2, r * 1.06, f"{r:.2f}", ha="center", va="bottom", fontsize=9)
         for x, (_, r) in zip(xs, pairs):
             if not np.isfinite(r):
                 ax.axvspan(x - 0.35, x + 0.35, facecolor="none", edgecolor=_INFEASIBLE, hatch="///", linewidth=0.0)
@@ -67,7 +67,7 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
                     rotation=90,
                     ha="center",
                     va="center",
-                    fontsize=8,
+                    fontsize=9,
                     color="#444444",
                     bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
                 )
@@ -75,7 +75,7 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
         ax.set_xticks(xs, [str(v) for v, _ in pairs])
         for label, (v, _) in zip(ax.get_xticklabels(), pairs):
             if v == base.get(knob):
-                label.set_color("C1")
+                label.set_color(text_color("C1"))
         ax.set_xlim(-0.6, len(pairs) - 0.4)
         ax.grid(axis="x", visible=False)
         name, gloss = KNOB_LABELS.get(knob, knob), KNOB_GLOSSES.get(knob, "")
@@ -93,6 +93,6 @@ def sensitivity_chart(sensitivity: Sensitivity) -> Figure:
         Patch(facecolor="C0", label="改成这个取值"),
         Patch(facecolor="none", edgecolor=_INFEASIBLE, hatch="///", label="不能启动"),
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3)
-    fig.suptitle(f"在 {sensitivity.base.as_tuple()} 附近一次只改一个旋钮：{lecture_name(sensitivity.shape)}")
+    fig.legend(handles=handles, loc="outside lower center", ncol=2)
+    fig.suptitle(f"{lecture_name(sensitivity.shape)}\n在 {sensitivity.base.as_tuple()} 附近一次只改一个旋钮")
     return fig

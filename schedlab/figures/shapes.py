@@ -10,11 +10,11 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from schedlab.core.hardware import H100_TC, Hardware
 from schedlab.core.space import as_mnk
-from schedlab.figures.style import fmt_times, new_figure
-from schedlab.render.labels import shape_short
+from schedlab.figures.style import Interactive, fmt_times, ink_on, new_figure
+from schedlab.render.labels import CONFIG_HEADER, lecture_name, shape_short
 from schedlab.studies.shapes import Transfer
 
-__all__ = ["transfer_heatmap", "roofline"]
+__all__ = ["transfer_heatmap", "transfer_explorer", "roofline"]
 
 
 # --- demo 3: shape transfer -------------------------------------------------------------
@@ -57,13 +57,13 @@ def transfer_heatmap(transfer: Transfer) -> Figure:
                     ha="center",
                     va="center",
                     fontsize=11,
-                    color="white" if norm(x) > 0.6 else "#1a1a1a",
+                    color=ink_on(cmap(norm(x))),
                 )
             else:
                 ax.text(j, i, "不能启动", ha="center", va="center", fontsize=9, color="#555555")
     rows = [f"{name}\n{opt.as_tuple()}" for name, opt in zip(names, transfer.optima)]
     ax.set_xticks(range(len(names)), names)
-    ax.set_yticks(range(len(names)), rows, fontsize=8.5)
+    ax.set_yticks(range(len(names)), rows, fontsize=9)
     ax.xaxis.set_ticks_position("top")
     ax.xaxis.set_label_position("top")
     ax.tick_params(length=0)
@@ -81,6 +81,69 @@ def transfer_heatmap(transfer: Transfer) -> Figure:
     cbar.outline.set_visible(False)
     ax.set_title("把一种形状的最优配置用在另一种形状上：慢几倍", pad=10)
     return fig
+
+
+def transfer_explorer(transfer: Transfer) -> Interactive:
+    """:func:`transfer_heatmap` to explore: hovering a cell names both shapes, the optimum and its cost.
+
+    Colour is ``log10`` of the ratio (the static figure's log colour scale); a cell whose optimum
+    cannot launch on the column's shape is empty and reads "不能启动". The static twin for paper is
+    :func:`transfer_heatmap`.
+
+    Returns
+    -------
+    Interactive
+        ``plot.data[0]`` is the heat map: ``z[i][j]`` is ``log10(transfer.matrix[i, j])`` (``None`` where
+        infinite) and ``text[i][j]`` the ratio as printed.
+    """
+    import plotly.graph_objects as go
+
+    m = np.asarray(transfer.matrix, dtype=float)
+    names = [shape_short(s) for s in transfer.shapes]
+    rows = [f"{name} 的最优" for name in names]
+    finite = np.isfinite(m)
+    z = np.where(finite, np.log10(np.where(finite, m, 1.0)), np.nan)
+    text = [[f"{x:.2f}" if np.isfinite(x) else "不能启动" for x in row] for row in m]
+    hover = [
+        [
+            f"最优来自 {lecture_name(transfer.shapes[i])}<br>{CONFIG_HEADER} = {transfer.optima[i].as_tuple()}<br>"
+            f"用在 {lecture_name(transfer.shapes[j])}：" + (f"慢 {m[i, j]:.2f} 倍" if finite[i, j] else "不能启动")
+            for j in range(m.shape[1])
+        ]
+        for i in range(m.shape[0])
+    ]
+    top = float(z[finite].max()) if finite.any() else 0.0
+    ticks = [t for t in (1, 1.5, 2, 3, 5, 10, 20, 50, 100) if np.log10(t) <= max(top, 0.01) + 1e-9]
+    plot = go.Figure(
+        go.Heatmap(
+            z=[[None if np.isnan(v) else float(v) for v in row] for row in z],
+            x=names,
+            y=rows,
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 15},
+            customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>",
+            colorscale="OrRd",
+            zmin=0.0,
+            zmax=max(top, 0.01),
+            colorbar={
+                "title": {"text": "慢几倍"},
+                "tickvals": [float(np.log10(t)) for t in ticks],
+                "ticktext": [f"{t:g}×" for t in ticks],
+            },
+        )
+    )
+    plot.update_layout(
+        title={"text": "把一种形状的最优配置用在另一种形状上：慢几倍", "font": {"size": 15}},
+        xaxis={"title": "用在", "side": "top"},
+        yaxis={"autorange": "reversed"},
+        margin={"l": 10, "r": 10, "t": 110, "b": 10},
+        height=420,
+        template="plotly_white",
+        font={"size": 13},
+    )
+    return Interactive(plot, transfer_heatmap(transfer))
 
 
 # --- where the optima sit: roofline -----------------------------------------------------
@@ -138,7 +201,7 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
         rotation_mode="anchor",
     )
     ax.axvline(ridge, color="#999999", linewidth=0.8, linestyle="--", zorder=1)
-    ax.text(ridge * 1.08, y_lo * 1.15, f"脊点 {ridge:.0f} FLOP/B", fontsize=8.5, color="#666666", va="bottom")
+    ax.text(ridge * 1.08, y_lo * 1.15, f"脊点 {ridge:.0f} FLOP/B", fontsize=9, color="#666666", va="bottom")
     ax.scatter(intensity, achieved, s=42, color="C1", edgecolor="white", linewidth=0.8, zorder=3)
     roof = np.minimum(bw * intensity, peak)
     # a memory-bound point is labelled above its roof, in the empty upper left; points near or
@@ -155,7 +218,7 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
                 xytext=(ridge / 1.3, y_label),
                 ha="right",
                 va="center",
-                fontsize=8.5,
+                fontsize=9,
                 linespacing=1.15,
                 arrowprops=dict(
                     arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=3, shrinkB=4, relpos=(1.0, 0.5)
@@ -170,7 +233,7 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
                 textcoords="offset points",
                 ha="right",
                 va="bottom",
-                fontsize=8.5,
+                fontsize=9,
                 linespacing=1.15,
             )
     ax.set_xlabel("算术强度（FLOP / 字节；字节按最少的 HBM 流量 (MK + KN + MN) × 2）")

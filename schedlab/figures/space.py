@@ -83,7 +83,7 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
             for j in range(len(bns)):
                 n = int(counts[i, j, w_i])
                 if n:
-                    ax.text(j, i, f"{n}/{n_pairs}", ha="center", va="center", fontsize=8, color="#1a1a1a")
+                    ax.text(j, i, f"{n}/{n_pairs}", ha="center", va="center", fontsize=9, color="#1a1a1a")
                     continue
                 codes = [c for c in everywhere if everywhere[c][i, j, w_i]] or [
                     c for c in somewhere if somewhere[c][i, j, w_i]
@@ -92,7 +92,7 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
                 used.add(code)
                 face, label = REASON_STYLE.get(code, ("#dddddd", code))
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=face, edgecolor="none", linewidth=0.0))
-                ax.text(j, i, label, ha="center", va="center", fontsize=7, color="#333333", linespacing=1.0)
+                ax.text(j, i, label, ha="center", va="center", fontsize=9, color="#333333", linespacing=1.0)
         wy, wx = WARP_GRID[w]
         ax.set_title(f"num_warps = {w}（warp 排成 {wy}×{wx}）", fontsize=10)
         ax.set_xticks(range(len(bns)), [str(v) for v in bns])
@@ -125,6 +125,6 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
             + ("；其余" + "、".join(messages[c] for c in partial_codes) if partial_codes else ""),
         )
     )
-    fig.legend(handles=handles, loc="outside lower center", ncol=1, fontsize=8.5)
+    fig.legend(handles=handles, loc="outside lower center", ncol=1, fontsize=9)
     fig.suptitle("哪些 (BLOCK_M, BLOCK_N, num_warps) 能启动")
     return fig

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,9 +123,40 @@ class Table:
         lines.append("</table>")
         return "\n".join(lines)
 
+    def to_markdown(self) -> str:
+        """A MyST pipe table (title as the ``table`` directive's caption), Markdown's marks escaped.
+
+        The book's PDF takes this form of a table (the LaTeX builder renders no HTML); a web page
+        shows :meth:`to_html`.
+
+        Examples
+        --------
+        >>> print(Table("a|b", ("x", "y*"), [("1.00*", "$2")]).to_markdown())
+        :::{table} a\\|b
+        | x | y\\* |
+        | --- | --- |
+        | 1.00\\* | \\$2 |
+        :::
+        """
+        cells = [self.headers, *self.rows]
+        lines = ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in cells]
+        lines.insert(1, "| " + " | ".join("---" for _ in self.headers) + " |")
+        if self.title:
+            lines = [f":::{{table}} {_md_escape(self.title)}", *lines, ":::"]
+        return "\n".join(lines)
+
     def _repr_html_(self) -> str:
         """Jupyter shows a Table left as a cell's last expression as :meth:`to_html`."""
         return self.to_html()
+
+    def _repr_markdown_(self) -> str:
+        """The same table as :meth:`to_markdown`, for outputs that render no HTML (the PDF)."""
+        return self.to_markdown()
+
+
+def _md_escape(text: str) -> str:
+    """``text`` with every mark MyST could read as markup backslash-escaped, on one line."""
+    return re.sub(r"([\\`*_{}\[\]<>|$~!&#])", r"\\\1", " ".join(text.split()))
 
 
 # --- numbers ------------------------------------------------------------------------------
