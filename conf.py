@@ -38,8 +38,7 @@ extensions = [
     "sphinxcontrib.bibtex",  # {cite} roles and the references page, from book/references.bib
     "sphinx_upstream_fixes",  # book/_ext/: the zh search's stemmer, index entries in rebuilt search indexes
 ]
-# data/: recorded runs and measured landscapes, whose README is not a page
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc", "data"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
 numfig = True
 math_numfig = True
 math_eqref_format = "({number})"

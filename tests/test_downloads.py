@@ -20,7 +20,9 @@ def test_site_serves_the_wheel_with_the_package(built_site):
     wheel = built_site / "_static" / WHEEL_NAME
     assert wheel.is_file(), f"{wheel} is missing"
     names = zipfile.ZipFile(wheel).namelist()
-    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "schedlab").rglob("*.py")}
+    # the code and the data the pages read (recorded runs, measured landscapes and their licence)
+    data = [p for p in (ROOT / "schedlab" / "data").rglob("*") if p.is_file()]
+    sources = {p.relative_to(ROOT).as_posix() for p in [*(ROOT / "schedlab").rglob("*.py"), *data]}
     assert sources <= set(names), f"the wheel lacks {sorted(sources - set(names))[:5]}"
     metadata = zipfile.ZipFile(wheel).read(f"schedlab-{VERSION}.dist-info/METADATA").decode()
     assert re.search(r"^License-Expression: MIT$", metadata, re.M), "the wheel does not state its licence"

@@ -2,7 +2,7 @@
 
 Each tuner's order is replayed through a Measurer inside ``tuner_order`` (a repeat or an
 overrun raises there); here the traces are checked against the landscape and the noise
-stream directly, seeds are checked to reproduce, and the recorded runs in book/data are
+stream directly, seeds are checked to reproduce, and the recorded runs in schedlab/data are
 checked by regenerating a sample.
 """
 

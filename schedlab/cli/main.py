@@ -12,7 +12,7 @@
     python -m schedlab gpus --sources --gpu h100-sxm         # the GPU profiles, and one's sources
     python -m schedlab export 4096 4096 4096 -o cache.json     # a Kernel Tuner cache file
     python -m schedlab tuners 4096 4096 4096 --seeds 50       # record the real tuners' runs
-    python -m schedlab measured CACHE.json.gz -o book/data/measured   # a real measured landscape
+    python -m schedlab measured CACHE.json.gz -o schedlab/data/measured   # a real measured landscape
 
 The demos themselves are :mod:`schedlab.cli.demos`; this module holds the command line
 (argparse) and the tools. Every number printed comes from :mod:`schedlab.studies` /

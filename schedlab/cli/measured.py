@@ -3,13 +3,13 @@
 ::
 
     python -m schedlab measured ../shared/data/benchmark_hub/*.json.gz             # structure and search on each
-    python -m schedlab measured ../shared/data/benchmark_hub/*.json.gz -o book/data/measured   # and the compact copies
-    python -m schedlab measured-tuners book/data/measured/*.npz --seeds 10 -o book/data/measured
+    python -m schedlab measured ../shared/data/benchmark_hub/*.json.gz -o schedlab/data/measured   # and the compact copies
+    python -m schedlab measured-tuners schedlab/data/measured/*.npz --seeds 10 -o schedlab/data/measured
 
 ``measured`` reads any Kernel Tuner cache file (JSON, plain or gzip) or compact ``.npz``, prints
 its structure beside the model's 4096³ and the trials-to-5 % of this package's model-free
 strategies on it; with ``-o`` it writes the compact copies the book ships (the command that
-regenerates ``book/data/measured``). ``measured-tuners`` records the real tuners' runs on each
+regenerates ``schedlab/data/measured``). ``measured-tuners`` records the real tuners' runs on each
 (slow: about a minute per seed and landscape) as ``runs-<name>.npz``, which the page replays.
 """
 
@@ -78,7 +78,7 @@ def add_parsers(sub) -> None:
         "measured",
         help="读真机测出的地形（Kernel Tuner 缓存文件）/ real measured landscapes",
         description="读 Kernel Tuner 的缓存文件（JSON 或 .gz，或本包写的紧凑 .npz），打印它的结构（和模型的 4096³ 并列）"
-        "和本包不靠模型的策略在上面测到 5% 以内要几次；-o 另写紧凑副本（书用的 book/data/measured 就是这样生成的）。"
+        "和本包不靠模型的策略在上面测到 5% 以内要几次；-o 另写紧凑副本（书用的 schedlab/data/measured 就是这样生成的）。"
         " / Read Kernel Tuner cache files as measured landscapes.",
     )
     p.add_argument("caches", nargs="+", type=Path, help="Kernel Tuner 缓存文件（.json / .json.gz）或紧凑 .npz")

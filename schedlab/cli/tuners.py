@@ -4,13 +4,13 @@
 
     python -m schedlab export 4096 4096 4096 -o cache.json            # a Kernel Tuner cache file
     python -m schedlab export 4096 4096 4096 --noise 0 --t4 t4.json   # and T4 results
-    python -m schedlab tuners 4096 4096 4096 --seeds 50 -o book/data/tuner-runs-4096x4096x4096.npz
-    python -m schedlab tuners 4096 4096 4096 --sigma 0.05 0.1 0.2 --seeds 20 -o book/data/guide-runs-4096x4096x4096.npz
+    python -m schedlab tuners 4096 4096 4096 --seeds 50 -o schedlab/data/tuner-runs-4096x4096x4096.npz
+    python -m schedlab tuners 4096 4096 4096 --sigma 0.05 0.1 0.2 --seeds 20 -o schedlab/data/guide-runs-4096x4096x4096.npz
 
 ``tuners`` records the real tuners' runs (:func:`schedlab.studies.tuners.record_runs`) that the
 search page replays; with ``--sigma`` it records Kernel Tuner's ``bayes_opt`` and Optuna's TPE on
 the guides page's field truths instead (:func:`schedlab.studies.guides.record_guide_runs`). It is
-the documented command that regenerates ``book/data``.
+the documented command that regenerates ``schedlab/data``.
 """
 
 from __future__ import annotations

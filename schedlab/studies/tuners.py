@@ -129,8 +129,9 @@ TUNERS = MappingProxyType(
 )
 
 _STRATEGY_STREAM = 1  # as schedlab.studies.search: stream 1 seeds a strategy's own choices
-#: Where the search page's recorded runs live: ``book/data`` of the repository this package sits in.
-BOOK_DATA = Path(__file__).resolve().parents[2] / "book" / "data"
+#: Where the book's recorded runs live: ``schedlab/data``, inside the package, so the wheel and a
+#: downloaded notebook carry them.
+BOOK_DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _seed32(seed: int) -> int:
