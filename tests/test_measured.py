@@ -252,6 +252,7 @@ def test_shipped_compact_data_matches_the_source_files(tmp_path, name):
         compact = load_compact(BOOK_MEASURED / name.replace(".json.gz", ".npz"))
     else:
         cache = write_cache(synthetic_cache(2), tmp_path / "synthetic.json.gz", compress=True)
+        (tmp_path / "out").mkdir()
         (path,) = write_compact([cache], tmp_path / "out")
         assert path.name == "synthetic.npz"
         source, compact = read_cache(cache), load_compact(path)

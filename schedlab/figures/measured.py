@@ -64,7 +64,7 @@ def measured_landscapes(ratios, comparison: MeasuredComparison, strategy: str = 
     left.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{100 * y:g}%"))
     left.set_xlabel("时间 / 最快")
     left.set_ylabel("不比它慢的配置占比")
-    left.legend(fontsize="small")
+    left.legend()
     right.axhline(comparison.factor, color="0.4", linestyle="--", linewidth=1)
     top = float(np.max(comparison.curves[:, j]))
     right.yaxis.set_major_locator(FixedLocator([y for y in (comparison.factor, 1.5, 2, 3, 5, 10, 20) if y <= top]))

@@ -78,7 +78,7 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
     used = set()
     for w_i, (ax, w) in enumerate(zip(axes, warps)):
         frac = counts[:, :, w_i] / n_pairs
-        ax.imshow(np.ma.masked_equal(frac, 0.0), cmap=cmap, norm=norm, aspect="equal")
+        ax.imshow(np.ma.masked_equal(frac, 0.0), cmap=cmap, norm=norm, aspect="auto")  # fill the width: 2x sharp
         for i in range(len(bms)):
             for j in range(len(bns)):
                 n = int(counts[i, j, w_i])

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy import stats as scipy_stats
 
-from schedlab.figures.style import new_figure
+from schedlab.figures.style import new_figure, text_color
 from schedlab.studies.statistics import PairTest
 
 __all__ = ["bootstrap_and_sign"]
@@ -37,7 +37,13 @@ def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: 
     for x, text in ((low, f"2.5%：{low:.0f}"), (high, f"97.5%：{high:.0f}")):
         left.axvline(x, color="C1", linestyle="--", linewidth=1.2)
         left.annotate(
-            text, xy=(x, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=9, color="C1"
+            text,
+            xy=(x, 1.0),
+            xycoords=("data", "axes fraction"),
+            ha="center",
+            va="bottom",
+            fontsize=9,
+            color=text_color("C1"),
         )
     left.axvline(estimate, color="C0", linewidth=1.5)
     left.set_xlabel("重抽种子后的中位数（测量次数）")
@@ -58,10 +64,10 @@ def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: 
         ha="center",
         va="bottom",
         fontsize=9,
-        color="C0",
+        color=text_color("C0"),
     )
     right.set_xlabel(f"{n} 个不平局的种子里 A 赢的个数")
     right.set_ylabel("假设两者一样好时的概率")
     right.set_title(f"符号检验：抛 {n} 次公平硬币", pad=16)
-    right.legend(loc="upper right", fontsize=8)
+    right.legend(loc="upper right")
     return fig
