@@ -30,7 +30,7 @@ def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: 
     matplotlib.figure.Figure
         Two axes: ``axes[0]`` the histogram, ``axes[1]`` the bars of the null distribution.
     """
-    fig = new_figure(0.5)
+    fig = new_figure(0.85)  # room for the legend below and the two-line titles
     left, right = fig.subplots(1, 2)
     values, counts = np.unique(np.asarray(medians, dtype=float), return_counts=True)
     left.bar(values, counts / counts.sum(), width=2.0, color="C5")
@@ -69,5 +69,5 @@ def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: 
     right.set_xlabel(f"{n} 个不平局的种子里 A 赢的个数")
     right.set_ylabel("假设两者一样好时的概率")
     right.set_title(f"符号检验：抛 {n} 次公平硬币", pad=16)
-    right.legend(loc="upper right")
+    fig.legend(*right.get_legend_handles_labels(), loc="outside lower right")  # below: the bars fill the axes
     return fig
