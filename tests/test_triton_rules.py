@@ -23,6 +23,7 @@ from schedlab.core.space import (
     triton_warps_per_tile,
     uses_wgmma,
 )
+from schedlab.studies.triton_configs import INDUCTOR_MM_CONFIGS, TUTORIAL_FP8_CONFIGS, TUTORIAL_FP16_CONFIGS
 
 TRITON_PROFILES = {"h100-sxm": H100_SXM, "a100-sxm4": A100_SXM4, "h200-sxm": H200_SXM}
 BY_CC = {80: A100_SXM4, 90: H100_SXM}
@@ -139,54 +140,13 @@ def test_the_compiled_table_covers_both_mma_versions_and_every_stage_count():
 
 # --- configs the projects ship -----------------------------------------------------------------------
 
-#: triton-lang/triton, python/tutorials/03-matrix-multiplication.py at commit
-#: 7649d87cce6c12361bb9da234b9b227b2880b499, ``get_cuda_autotune_config()``: (BLOCK_SIZE_M, BLOCK_SIZE_N,
-#: BLOCK_SIZE_K, num_warps, num_stages), GROUP_SIZE_M = 8. The first eight are its FP16 configs; the last
-#: eight it labels "Good config for fp8 inputs" (1-byte operands).
-TUTORIAL_FP16 = [
-    (128, 256, 64, 8, 3),
-    (64, 256, 32, 4, 4),
-    (128, 128, 32, 4, 4),
-    (128, 64, 32, 4, 4),
-    (64, 128, 32, 4, 4),
-    (128, 32, 32, 4, 4),
-    (64, 32, 32, 2, 5),
-    (32, 64, 32, 2, 5),
-]
-TUTORIAL_FP8 = [
-    (128, 256, 128, 8, 3),
-    (256, 128, 128, 8, 3),
-    (256, 64, 128, 4, 4),
-    (64, 256, 128, 4, 4),
-    (128, 128, 128, 4, 4),
-    (128, 64, 64, 4, 4),
-    (64, 128, 64, 4, 4),
-    (128, 32, 64, 4, 4),
-]
-#: pytorch/pytorch, torch/_inductor/template_heuristics.py at commit dce0930f9a419ab17ce2f1bc9674ea9370875dbf,
-#: ``BaseConfigHeuristic.mm_configs``: GemmConfig(BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps), group_m 8
-#: (note the order: stages before warps, as Inductor writes them).
-INDUCTOR_MM = [
-    (32, 32, 16, 1, 2),
-    (32, 32, 128, 2, 4),
-    (32, 64, 32, 5, 8),
-    (64, 32, 32, 5, 8),
-    (64, 32, 128, 5, 4),
-    (64, 64, 16, 2, 4),
-    (64, 64, 32, 2, 4),
-    (64, 64, 64, 3, 8),
-    (64, 64, 128, 5, 4),
-    (64, 128, 32, 3, 4),
-    (64, 128, 32, 4, 8),
-    (64, 128, 64, 3, 4),
-    (64, 128, 128, 4, 4),
-    (128, 64, 32, 3, 4),
-    (128, 64, 32, 4, 8),
-    (128, 128, 32, 2, 8),
-    (128, 128, 32, 3, 4),
-    (128, 128, 64, 3, 4),
-    (128, 128, 64, 5, 8),
-]
+#: The lists the projects ship, as schedlab.studies.triton_configs records them with their sources (the Triton
+#: tutorial's get_cuda_autotune_config(), its last eight labelled for fp8, 1-byte operands; Inductor's
+#: mm_configs, group_m 8), as (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) and, for Inductor, in its
+#: own order (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps).
+TUTORIAL_FP16 = [(c.bm, c.bn, c.bk, c.warps, c.stages) for c in TUTORIAL_FP16_CONFIGS]
+TUTORIAL_FP8 = [(c.bm, c.bn, c.bk, c.warps, c.stages) for c in TUTORIAL_FP8_CONFIGS]
+INDUCTOR_MM = [(c.bm, c.bn, c.bk, c.stages, c.warps) for c in INDUCTOR_MM_CONFIGS]
 #: A later version of that list appends GemmConfig(128, 128, 128, 4, 8). Triton allocates 4 buffers of
 #: (128 + 128) x 128 x 2 B on Hopper (262144 B, compiled above) and 3 on Ampere (196608 B): over both
 #: devices' opt-in maximum, so Triton raises OutOfResources and Inductor's autotuner drops it.
