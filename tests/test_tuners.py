@@ -224,3 +224,21 @@ def test_the_recorded_guide_runs_hold_under_todays_rules():
     runs = guides.load_guide_runs(DATA / "guide-runs-4096x4096x4096.npz")
     assert runs.rules == rules_record(runs.budget) and runs.names == guides.REAL
     assert ((runs.orders >= 0).sum(axis=-1) > 0).all()
+
+
+def test_bayes_opt_takes_the_same_path_whatever_the_wall_clock_says(monkeypatch):
+    """Kernel Tuner's bayes_opt refits its model by timing predictions against evaluations: a busy machine
+    (here a wall clock whose readings jump by random amounts) must not change the configs it measures."""
+    import time
+
+    quiet = tuner_order("kt_bayes_opt", SQUARE, budget=40, seed=5)
+    rng = np.random.default_rng(0)
+    now = [0.0]
+
+    def busy():
+        now[0] += float(rng.exponential(1.0)) ** 3  # mostly short steps, now and then a very long one
+        return now[0]
+
+    monkeypatch.setattr(time, "perf_counter", busy)
+    monkeypatch.setattr(time, "perf_counter_ns", lambda: int(busy() * 1e9))
+    assert np.array_equal(tuner_order("kt_bayes_opt", SQUARE, budget=40, seed=5), quiet)
