@@ -51,6 +51,7 @@ strategy registry (``cores={**CORES, name: tuner_core(name)}``) -- is checked by
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import random
@@ -59,7 +60,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
+from types import MappingProxyType, SimpleNamespace
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -156,13 +157,10 @@ def _steady_clock():
     simulation mode, where a cache lookup is far quicker than a prediction: it refits every sixth
     evaluation, whatever the load.
     """
-    import itertools
-    import types
-
     from kernel_tuner.strategies import bayes_opt
 
     ticks = itertools.count()
-    clock = types.SimpleNamespace(perf_counter=lambda: float(next(ticks)), perf_counter_ns=lambda: next(ticks))
+    clock = SimpleNamespace(perf_counter=lambda: float(next(ticks)), perf_counter_ns=lambda: next(ticks))
     wall = bayes_opt.time
     bayes_opt.time = clock
     try:
