@@ -47,6 +47,8 @@ KiB = 1024
 #: (larger values would overflow the model's int64 products of counts).
 MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
+#: The time terms a kernel may not pay at all (the lecture's machine pays none of them).
+_MAY_BE_ZERO = frozenset({"t_launch_s", "t_k_step_clk", "pipeline_overlap"})
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,16 @@ class Hardware:
         Sections the L2 is split into (default 1, one shared cache). The A100 and the H100 have
         two, and data that SMs on both sides read is kept in both, so a wave's shared panels
         survive in one section's capacity, :attr:`l2_bytes_shared`.
+    t_launch_s : float
+        Seconds every kernel pays once, whatever its size: launch and prologue (default 0, the lecture's
+        kernel starts for free).
+    t_k_step_clk : float
+        Clocks every k-step of the main loop pays that no pipelining hides: the barrier, the wait for the
+        stage's data, address arithmetic and loop control (default 0).
+    pipeline_overlap : float
+        Fraction, in [0, 1], of the terms other than the slowest that the pipeline hides (default 1, all
+        of them: a k-step as long as its slowest term). With ``p < 1`` a k-step lasts
+        ``p * max + (1 - p) * sum`` of its terms.
     """
 
     name: str
@@ -132,6 +144,9 @@ class Hardware:
     bytes_per_element: int
     mem_latency_s: float
     l2_partitions: int = 1
+    t_launch_s: float = 0.0
+    t_k_step_clk: float = 0.0
+    pipeline_overlap: float = 1.0
 
     def __post_init__(self):
         if not isinstance(self.name, str):
@@ -145,11 +160,16 @@ class Hardware:
                 noun = "a positive integer" if counts else "a positive finite number"
                 raise ValueError(f"Hardware.{f.name} must be {noun}, got {value!r} ({type(value).__name__})")
             value = int(value) if counts else float(value)
-            if not (math.isfinite(value) and value > 0):
+            if f.name in _MAY_BE_ZERO:
+                if not (math.isfinite(value) and value >= 0):
+                    raise ValueError(f"Hardware.{f.name} must be zero or positive and finite, got {value!r}")
+            elif not (math.isfinite(value) and value > 0):
                 raise ValueError(f"Hardware.{f.name} must be positive and finite, got {value!r}")
             if counts and value > MAX_COUNT:
                 raise ValueError(f"Hardware.{f.name} must be at most {MAX_COUNT} (a C int), got {value!r}")
             object.__setattr__(self, f.name, value)
+        if self.pipeline_overlap > 1:
+            raise ValueError(f"Hardware.pipeline_overlap must be at most 1 (all hidden), got {self.pipeline_overlap!r}")
         if self.l2_partitions > self.l2_bytes:
             raise ValueError(f"Hardware.l2_partitions ({self.l2_partitions}) exceeds l2_bytes ({self.l2_bytes})")
         if self.smem_limit > self.smem_per_sm:
@@ -205,6 +225,9 @@ H100_SOURCES = {
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16, 8 columns",
     "bytes_per_element": "FP16 operands: 2 bytes",
     "mem_latency_s": "Lecture 10 section 8.4 assumption: ~750 ns loaded global-memory latency; seed claims hold for about 700-800 ns",
+    "t_launch_s": "Lecture assumption: 0, the seed's kernel starts and ends for free",
+    "t_k_step_clk": "Lecture assumption: 0, a k-step lasts exactly as long as its slowest term",
+    "pipeline_overlap": "Lecture assumption: 1, the pipeline hides every term but the slowest",
 }
 
 #: The H100 SXM5 with FP16 tensor cores, the lecture's machine.
