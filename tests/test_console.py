@@ -297,14 +297,14 @@ BAD = [  # arguments, what stderr must name
     (["buckets", "4096", "4096", "--tol", "inf"], "argument --tol"),
     (["buckets", "4096", "4096", "--tol", "five"], "argument --tol"),
     # issue 8: huge shapes are refused by the model's documented limits, not priced, overflowed or killed
-    (["explain", "256", "128", "32", "8", "4", "1", "1099511627776", "4096", "4096"], "MAX_TILES"),
-    (["top", "1099511627776", "4096", "4096"], "MAX_TILES"),
-    (["top", "9223372036854775808", "4096", "4096"], "MAX_TILES"),
+    (["explain", "256", "128", "32", "8", "4", "1", "1099511627776", "4096", "4096"], "MAX_MN"),
+    (["top", "1099511627776", "4096", "4096"], "MAX_MN"),
+    (["top", "9223372036854775808", "4096", "4096"], "MAX_MN"),
     (["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4611686018427387904"], "MAX_K"),
-    (["explain", "16", "64", "64", "1", "4", "1", "16", "4194304", "1099511627776"], "MAX_K"),
-    (["search", "4294967296", "4096", "4096"], "MAX_TILES"),
+    (["explain", "16", "64", "64", "1", "4", "1", "16", "262144", "1099511627776"], "MAX_K"),
+    (["search", "4294967296", "4096", "4096"], "MAX_MN"),
     (["buckets", "4096", "4611686018427387904"], "MAX_K"),
-    (["buckets", "4611686018427387904", "4096"], "MAX_TILES"),
+    (["buckets", "4611686018427387904", "4096"], "MAX_MN"),
     # issue 8: noise beyond MAX_NOISE overflowed the measured times
     (["search", "16", "4096", "4096", "--noise", "1e308"], "argument --noise"),
     (["search", "16", "4096", "4096", "--noise", "1.5"], "argument --noise"),
@@ -789,8 +789,8 @@ def test_one_gpu_before_or_after_the_subcommand_is_used(capsys):
 
 
 def test_explain_shows_a_small_tflops_with_significant_digits(capsys):
-    bd = explain(GemmConfig(16, 16, 16, 1, 1, 1), 16, 16, 2**24)
+    bd = explain(GemmConfig(16, 16, 16, 1, 1, 1), 16, 16, 2**17)
     assert 0 < bd.tflops < 1
-    out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**24))
+    out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**17))
     (row,) = [line for line in out.splitlines() if line.startswith("TFLOPS")]
     assert float(row.split()[-1]) == pytest.approx(bd.tflops, rel=0.05)

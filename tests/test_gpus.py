@@ -1,12 +1,11 @@
 """Several GPUs: the profiles, their sources, and that each one's space and optimum follow from its parameters."""
 
 import dataclasses
-import itertools
 
 import numpy as np
 import pytest
 
-from schedlab import GemmConfig, explain, landscape, launchable, space_summary
+from schedlab import GemmConfig, all_configs, explain, landscape, launchable, space_summary
 from schedlab.core.hardware import (
     A100_SXM4,
     DEFAULT_PROFILE,
@@ -23,7 +22,6 @@ from schedlab.core.hardware import (
     using,
 )
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import SPACE
 from schedlab.studies.claims import seed_claims
 from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
 
@@ -142,40 +140,38 @@ def _pipeline_bytes(cfg: GemmConfig, bytes_per_element: int) -> int:
     return cfg.stages * (cfg.bm + cfg.bn) * cfg.bk * bytes_per_element
 
 
+def _triton_buffers(cfg: GemmConfig, hopper: bool) -> int:
+    """Triton's pipeline buffers, counted from the knobs: stages with Hopper's wgmma (4k warps, BM a multiple
+    of 64), else stages - 1 (at least 1); the rule its compiler applied when compiled for sm_80 and sm_90."""
+    wgmma = hopper and cfg.warps % 4 == 0 and cfg.bm % 64 == 0
+    return cfg.stages if wgmma else max(cfg.stages - 1, 1)
+
+
 def test_a100_prunes_exactly_the_pipelines_over_its_163_kib():
-    """The A100 and the H100 differ, for pruning, only in the per-block shared memory (163 vs 227 KiB):
-    the configs the A100 loses are exactly those whose pipeline needs more than 163 KiB."""
-    pruning_fields = ("mma_m", "mma_n", "warp_size", "base_regs_per_thread", "max_regs_per_thread", "bytes_per_element")
-    assert all(getattr(A100_SXM4, f) == getattr(H100_TC, f) for f in pruning_fields)
-    on_h100, on_a100 = set(launchable(H100_TC).configs), set(launchable(A100_SXM4).configs)
-    assert on_a100 < on_h100
-    assert on_h100 - on_a100 == {c for c in on_h100 if _pipeline_bytes(c, 2) > 163 * 1024}
-    # counted from the knob values alone: H100-launchable configs whose pipeline fits 227 but not 163 KiB
-    lost = sum(
-        1
-        for bm, bn, bk, w, st, g in itertools.product(*SPACE.values())
-        if 163 * 1024 < st * (bm + bn) * bk * 2 <= 227 * 1024 and GemmConfig(bm, bn, bk, w, st, g) in on_h100
-    )
-    assert len(on_h100) - len(on_a100) == lost
+    """Under Triton's rules only shared memory refuses: the A100 refuses exactly the configs whose Ampere
+    pipeline (stages - 1 buffers) needs more than 163 KiB."""
+    assert A100_SXM4.launch_rules == "triton-sm80"
+    over = {c for c in all_configs() if _triton_buffers(c, False) * (c.bm + c.bn) * c.bk * 2 > 163 * 1024}
+    assert set(all_configs()) - set(launchable(A100_SXM4).configs) == over
     summary = space_summary(A100_SXM4)
-    smem = dict((r.code, n) for r, n in summary.reason_counts)["smem"]
-    assert smem == sum(
-        1 for bm, bn, bk, _w, st, _g in itertools.product(*SPACE.values()) if st * (bm + bn) * bk * 2 > 163 * 1024
-    )
-    assert "163 KB" in next(r.message for r, _n in summary.reason_counts if r.code == "smem")
+    assert [(r.code, n) for r, n in summary.reason_counts] == [("smem", len(over))]
+    assert "163 KiB" in summary.reason_counts[0][0].message
 
 
 def test_the_a100_loses_the_deepest_pipelines_of_the_big_tiles():
-    """256 x 128 with BK = 64: 3 stages (144 KiB) fit the A100, 4 (192 KiB) do not; the H100 takes 4."""
-    three, four = GemmConfig(256, 128, 64, 8, 3, 1), GemmConfig(256, 128, 64, 8, 4, 1)
-    assert three in launchable(A100_SXM4).index and four not in launchable(A100_SXM4).index
-    assert four in launchable(H100_TC).index
+    """256 x 128 with BK = 64: 4 stages hold 3 buffers on the A100 (144 KiB) and fit, 5 (192 KiB) do not;
+    Hopper's wgmma keeps a buffer more, so on h100-sxm 5 stages need 240 KiB and do not fit either."""
+    four, five = GemmConfig(256, 128, 64, 8, 4, 1), GemmConfig(256, 128, 64, 8, 5, 1)
+    assert four in launchable(A100_SXM4).index and five not in launchable(A100_SXM4).index
+    assert four in launchable(H100_SXM).index and five not in launchable(H100_SXM).index
 
 
 @pytest.mark.parametrize("name", ["h100-sxm", "h200-sxm"])
 def test_same_limits_same_space(name):
-    """The calibrated H100 and the H200 keep the lecture's per-SM limits, so the same 3744 configs launch."""
-    assert launchable(PROFILES[name]).configs == launchable(H100_TC).configs
+    """The calibrated H100 and the H200 share the lecture's per-block limit (227 KiB) and Triton's sm_90 rules:
+    they refuse exactly the configs whose Hopper pipeline needs more than 227 KiB."""
+    over = {c for c in all_configs() if _triton_buffers(c, True) * (c.bm + c.bn) * c.bk * 2 > 227 * 1024}
+    assert set(all_configs()) - set(launchable(PROFILES[name]).configs) == over
 
 
 # --- the optimum on each GPU follows from its parameters ---------------------------------------------
@@ -269,11 +265,13 @@ def test_a_config_that_cannot_launch_elsewhere_costs_inf():
     """An optimum whose pipeline needs more than 163 KiB cannot run on the A100: its cell is inf.
 
     A 2 us memory latency needs deep pipelines to hide it (Little's law), so the big shapes' optima
-    there take 4 stages of BK = 64 (192 KiB)."""
+    there take 4 stages of BK = 64 (192 KiB). (Under the seed's rules on both: Triton's A100 keeps one
+    buffer fewer, so every pipeline that fits the lecture's 227 KiB fits it.)"""
     slow = dataclasses.replace(H100_TC, name="H100 with 2 us latency", mem_latency_s=2e-6)
+    a100 = dataclasses.replace(A100_SXM4, name="A100, seed rules", launch_rules="seed")
     deep = 0
     for shape in LECTURE_SHAPES:
-        t = hardware_transfer(shape.mnk, [H100_TC, slow, "a100-sxm4"])
+        t = hardware_transfer(shape.mnk, [H100_TC, slow, a100])
         for i, opt in enumerate(t.optima):
             fits = _pipeline_bytes(opt, 2) <= 163 * 1024
             assert np.isfinite(t.matrix[i, 2]) == fits
@@ -363,9 +361,10 @@ def test_hardware_transfer_table_marks_what_cannot_launch():
     from schedlab import render
 
     slow = dataclasses.replace(H100_TC, name="slow", mem_latency_s=2e-6)
-    t = hardware_transfer(SQUARE, [slow, "a100-sxm4"])
+    a100 = dataclasses.replace(A100_SXM4, name="a100-seed", launch_rules="seed")
+    t = hardware_transfer(SQUARE, [slow, a100])
     table = render.hardware_transfer_table(t)
-    assert table.headers == ("最优来自", "配置", "自己的 TFLOPS", "用在 slow", "用在 a100-sxm4")
+    assert table.headers == ("最优来自", "配置", "自己的 TFLOPS", "用在 slow", "用在 a100-seed")
     assert table.rows[0][4] == "不能启动" and table.rows[1][3] != "不能启动"
 
 

@@ -16,12 +16,12 @@ import pytest
 
 from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time, landscape
 from schedlab.core.model import hbm_bytes
-from schedlab.core.space import MAX_K, MAX_TILES, check_shape
+from schedlab.core.space import MAX_K, MAX_MN, check_shape
 
 BEST = GemmConfig(256, 128, 32, 8, 4, 1)
 
-#: The largest shapes the model accepts: as many 16 x 16 tiles as allowed, square, wide and tall, at MAX_K.
-LARGEST = [(16 * 1024, 16 * 2048, MAX_K), (16, 16 * MAX_TILES, MAX_K), (16 * MAX_TILES, 16, MAX_K)]
+#: The largest shapes the model accepts: square, wide and tall, at MAX_K.
+LARGEST = [(MAX_MN, MAX_MN, MAX_K), (16, MAX_MN, MAX_K), (MAX_MN, 16, MAX_K)]
 
 
 @pytest.mark.parametrize(
@@ -36,15 +36,15 @@ LARGEST = [(16 * 1024, 16 * 2048, MAX_K), (16, 16 * MAX_TILES, MAX_K), (16 * MAX
     ],
     ids=["explain M=2**40", "landscape M=2**40", "landscape M=2**31", "gemm_time M=2**32", "M=2**63", "N=2**64+1"],
 )
-def test_too_many_tiles_is_refused_naming_the_limit(call):
-    with pytest.raises(ValueError, match="MAX_TILES"):
+def test_too_large_m_or_n_is_refused_naming_the_limit(call):
+    with pytest.raises(ValueError, match="MAX_MN"):
         call()
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: explain(GemmConfig(16, 64, 64, 1, 4, 1), 16, 2**22, 2**40),  # reported HBM bytes of -9.22e18
+        lambda: explain(GemmConfig(16, 64, 64, 1, 4, 1), 16, 2**18, 2**40),  # reported HBM bytes of -9.22e18
         lambda: explain(BEST, 4096, 4096, 2**62),  # reported "HBM 32.0 MiB"
         lambda: gemm_time(BEST, 16, 16, MAX_K + 1),
     ],
@@ -56,13 +56,15 @@ def test_too_deep_k_is_refused_naming_the_limit(call):
 
 
 def test_limits_are_exact_edges():
-    """One tile fewer than the limit is accepted, one more refused (ceil(M/16) ceil(N/16) counts tiles)."""
-    assert check_shape(16 * MAX_TILES, 16, MAX_K) == (16 * MAX_TILES, 16, MAX_K)
-    assert check_shape(16 * MAX_TILES - 15, 1, 1)[0] == 16 * MAX_TILES - 15
-    with pytest.raises(ValueError, match="MAX_TILES"):
-        check_shape(16 * MAX_TILES + 1, 16, 1)
-    with pytest.raises(ValueError, match="MAX_TILES"):
-        check_shape(17, 16 * MAX_TILES // 2 + 1, 1)
+    """The limits themselves are accepted, one more refused."""
+    assert check_shape(MAX_MN, MAX_MN, MAX_K) == (MAX_MN, MAX_MN, MAX_K)
+    for shape, limit in (
+        ((MAX_MN + 1, 16, 1), "MAX_MN"),
+        ((16, MAX_MN + 1, 1), "MAX_MN"),
+        ((16, 16, MAX_K + 1), "MAX_K"),
+    ):
+        with pytest.raises(ValueError, match=limit):
+            check_shape(*shape)
 
 
 def test_wider_elements_that_could_overflow_are_refused():
@@ -105,7 +107,7 @@ _PRICE_LARGEST = textwrap.dedent("""
 
 def test_largest_accepted_shapes_are_priced_in_bounded_time_and_memory():
     """The largest accepted shapes, all 3744 configs each, in a process capped at 4 GiB of address space and
-    120 s (a safety bound: about 2 s on a free core); every byte count exact, every time finite."""
+    120 s (a safety bound: about 1 s on a free core); every byte count exact, every time finite."""
     code = _PRICE_LARGEST.format(limit=4 * 2**30, shapes=LARGEST)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -37,6 +37,7 @@ __all__ = [
     "profile",
     "KiB",
     "MiB",
+    "LAUNCH_RULES",
     "check_hardware",
     "default",
     "using",
@@ -49,6 +50,9 @@ MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
 #: The time terms a kernel may not pay at all (the lecture's machine pays none of them).
 _MAY_BE_ZERO = frozenset({"t_launch_s", "t_k_step_clk", "pipeline_overlap"})
+#: The rule sets that decide which configurations launch (:attr:`Hardware.launch_rules`); see
+#: :func:`schedlab.core.space.launch_checks`.
+LAUNCH_RULES = ("seed", "triton-sm80", "triton-sm90")
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,13 @@ class Hardware:
         Fraction, in [0, 1], of the terms other than the slowest that the pipeline hides (default 1, all
         of them: a k-step as long as its slowest term). With ``p < 1`` a k-step lasts
         ``p * max + (1 - p) * sum`` of its terms.
+    launch_rules : str
+        Which configurations launch, one of :data:`LAUNCH_RULES` (default ``"seed"``):
+        ``"seed"``, the lecture's rules (a fixed warp grid whose warp tile must hold one mma, at
+        most ``max_regs_per_thread`` registers, ``stages`` pipeline buffers); ``"triton-sm80"`` and
+        ``"triton-sm90"``, the rules Triton's compiler applies for that compute capability (Ampere,
+        Hopper): it lays out any warp count, spills registers rather than refusing, and allocates
+        ``stages - 1`` buffers (``stages`` with Hopper's wgmma); only shared memory can refuse.
     """
 
     name: str
@@ -147,12 +158,15 @@ class Hardware:
     t_launch_s: float = 0.0
     t_k_step_clk: float = 0.0
     pipeline_overlap: float = 1.0
+    launch_rules: str = "seed"
 
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise TypeError(f"Hardware.name must be a str, got {type(self.name).__name__}")
+        if not (isinstance(self.launch_rules, str) and self.launch_rules in LAUNCH_RULES):
+            raise ValueError(f"Hardware.launch_rules must be one of {LAUNCH_RULES}, got {self.launch_rules!r}")
         for f in fields(self):
-            if f.name == "name":
+            if f.name in ("name", "launch_rules"):
                 continue
             value = getattr(self, f.name)
             counts = f.type == "int"  # a count of things (SMs, bytes, registers): an integer
@@ -211,9 +225,9 @@ H100_SOURCES = {
     "l2_bw_bytes_per_s": "Lecture 8 assumption: ~12 TB/s aggregate L2 (microbenchmark order); seed claims hold for about 11.6-15 TB/s",
     "hbm_bw_bytes_per_s": "H100 SXM5 datasheet: HBM3 3.35 TB/s",
     "l2_bytes": "Whitepaper: 50 MB L2 cache",
-    "smem_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 228 KB shared memory per SM",
-    "smem_limit": "CUDA C++ Programming Guide, compute capability 9.0: 227 KB per block (opt-in)",
-    "smem_reserved_per_block": "CUDA C++ Programming Guide: 1 KB of shared memory reserved by the system per block",
+    "smem_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 228 KiB shared memory per SM",
+    "smem_limit": "CUDA C++ Programming Guide, compute capability 9.0: 227 KiB per block (opt-in)",
+    "smem_reserved_per_block": "CUDA C++ Programming Guide: 1 KiB of shared memory reserved by the system per block",
     "regs_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 64 K 32-bit registers per SM",
     "max_regs_per_thread": "CUDA C++ Programming Guide: at most 255 registers per thread",
     "reg_alloc_unit": "CUDA occupancy calculator: registers allocated 256 per warp, i.e. 8 per thread",
@@ -228,7 +242,17 @@ H100_SOURCES = {
     "t_launch_s": "Lecture assumption: 0, the seed's kernel starts and ends for free",
     "t_k_step_clk": "Lecture assumption: 0, a k-step lasts exactly as long as its slowest term",
     "pipeline_overlap": "Lecture assumption: 1, the pipeline hides every term but the slowest",
+    "launch_rules": "Seed lecture's pruning: a fixed warp grid whose warp tile holds one m16n8 mma, at most 255 "
+    "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
 }
+
+#: Source of ``launch_rules`` for a profile that Triton compiles for compute capability 9.0 (Hopper).
+_TRITON_SM90_RULES = (
+    "Triton's compiler for sm_90 (read from triton-lang/triton, checked by compiling with Triton 3.9.0): "
+    "warpsPerTileV2/V3 lay out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
+    "lowerLoads allocates stages buffers with wgmma, stages - 1 without (Pipeliner/LowerLoops.cpp); "
+    "only CompiledKernel._init_handles's shared-memory check refuses (compiler.py)"
+)
 
 #: The H100 SXM5 with FP16 tensor cores, the lecture's machine.
 H100_TC = Hardware(
@@ -328,6 +352,7 @@ _H100_SXM_SOURCES = {
     "as long as an L1 round trip is an assumption)",
     "pipeline_overlap": "Assumption, not measured: 0.9, chosen so that large GEMMs land near the medians of "
     "measured Triton kernels reported in issue 15 (595 TFLOPS on the H100, 226 on the A100)",
+    "launch_rules": _TRITON_SM90_RULES,
 }
 
 #: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
@@ -342,6 +367,7 @@ H100_SXM = replace(
     t_launch_s=_KERNEL_LAUNCH_S,
     t_k_step_clk=2 * _GH100_L1_LATENCY_CLK,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
+    launch_rules="triton-sm90",
 )
 
 _A100_SOURCES = {
@@ -362,8 +388,8 @@ _A100_SOURCES = {
     "1769 GB/s (87 % of the datasheet's 2039 GB/s [A100-DS])",
     "l2_bytes": "[A100-WP] 40 MB L2 cache",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the A100's L2 is 2 x 20 MB",
-    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KB shared memory per SM",
-    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KB per block (opt-in)",
+    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KiB shared memory per SM",
+    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KiB per block (opt-in)",
     "regs_per_sm": "[CUDA-PG] compute capability 8.0: 64 K 32-bit registers per SM",
     "max_threads_per_sm": "[CUDA-PG] compute capability 8.0: 2048 resident threads per SM",
     "max_blocks_per_sm": "[CUDA-PG] compute capability 8.0: 32 resident blocks per SM",
@@ -377,6 +403,10 @@ _A100_SOURCES = {
     "A100 80GB: per k-step one wait on the stage's data (cp.async) and one barrier (taking a barrier as "
     "long as an L1 round trip is an assumption)",
     "pipeline_overlap": _H100_SXM_SOURCES["pipeline_overlap"],
+    "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
+    "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
+    "lowerLoads allocates stages - 1 buffers (Pipeliner/LowerLoops.cpp); only CompiledKernel._init_handles's "
+    "shared-memory check refuses (compiler.py)",
 }
 
 #: The A100 SXM4 80 GB: counts from its whitepaper and datasheet, rates and latencies measured (see its sources).
@@ -396,6 +426,7 @@ A100_SXM4 = replace(
     t_launch_s=_KERNEL_LAUNCH_S,
     t_k_step_clk=2 * 36.0,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
+    launch_rules="triton-sm80",
 )
 
 _H200_SOURCES = {

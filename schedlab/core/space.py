@@ -1,9 +1,13 @@
 """The schedule space: knobs, configurations, and static pruning with reasons.
 
 A configuration is one choice per knob of a Triton-style matmul kernel.
-Pruning needs no measurement: a configuration cannot launch when its
-pipeline overflows shared memory, when a warp's tile is smaller than one
-tensor-core instruction, or when its accumulator overflows the registers.
+Pruning needs no measurement. Which rules apply is part of the machine
+(:attr:`~schedlab.core.hardware.Hardware.launch_rules`). Under the seed lecture's
+rules a configuration cannot launch when its pipeline overflows shared memory,
+when a warp's tile is smaller than one tensor-core instruction, or when its
+accumulator overflows the registers. Under Triton's (read from its compiler) only
+shared memory refuses: the compiler lays out any number of warps on any tile and
+spills registers it lacks.
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ __all__ = [
     "TRITON_NAMES",
     "WARP_GRID",
     "warp_grid",
+    "uses_wgmma",
+    "triton_warps_per_tile",
+    "pipeline_buffers",
+    "accumulator_registers",
+    "spilled_registers",
     "GemmConfig",
     "Reason",
     "all_configs",
@@ -40,7 +49,7 @@ __all__ = [
     "static_valid",
     "check_shape",
     "as_mnk",
-    "MAX_TILES",
+    "MAX_MN",
     "check_sequence",
     "MAX_K",
 ]
@@ -139,7 +148,7 @@ class GemmConfig:
 
         See :func:`pipeline_smem_bytes`.
         """
-        return int(pipeline_smem_bytes(self.bm, self.bn, self.bk, self.stages, default()))
+        return int(pipeline_smem_bytes(self.bm, self.bn, self.bk, self.warps, self.stages, default()))
 
 
 @memoised(maxsize=1)
@@ -194,13 +203,18 @@ def config_array(configs) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-#: Most 16 x 16 output tiles, ``ceil(M / 16) * ceil(N / 16)``, of a shape the model prices: the HBM
-#: replay walks every wave, so this bounds its time and memory (benchmarks/bench_limits.py times
-#: all 3744 configs at the limit). 2**21 admits 16384 x 32768, or a 4096-token prefill through a 128256-word LM head.
-MAX_TILES = 2**21
-#: Largest K the model prices: with :data:`MAX_TILES` it keeps every byte count below 2**53 for
-#: 2-byte elements, exact in int64 and in float64.
-MAX_K = 2**24
+#: Largest M and N the model prices. The HBM replay prices a launch order in closed form over its
+#: repeating waves (:mod:`schedlab.core.model.hbm`), but it still walks one by one the waves that
+#: meet the last, irregular group of rows: up to ``8 ceil(N / 16) / per_wave`` of them, so N bounds
+#: its time (``benchmarks/bench_large_shapes.py`` prices all launchable configs of 2**18 x 2**18 x 2**17).
+#: M is held to the same limit, so that a shape and its transpose are priced or refused alike.
+#: 2**18 = 262144 covers the largest vocabularies (Gemma's 256000) and token batches of real workloads.
+MAX_MN = 2**18
+#: Largest K the model prices: with :data:`MAX_MN` it keeps every byte count below 2**53 for
+#: 2-byte elements, exact in int64 and in float64 (:func:`schedlab.core.model.hbm.check_exact`
+#: holds the bound for other element sizes): the replay reads at most ``32 K`` elements per
+#: 16 x 16 output tile, ``(2**14)**2 * 32 * 2**17 * 2 = 2**52`` bytes.
+MAX_K = 2**17
 
 
 def check_sequence(value, name: str, what: str) -> tuple:
@@ -216,7 +230,7 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
     Raises
     ------
     ValueError
-        Naming the dimension, or the limit (:data:`MAX_TILES`, :data:`MAX_K`) the shape exceeds.
+        Naming the dimension, or the limit (:data:`MAX_MN`, :data:`MAX_K`) the shape exceeds.
 
     Examples
     --------
@@ -225,7 +239,7 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
     >>> check_shape(2**20, 2**20, 4096)
     Traceback (most recent call last):
     ...
-    ValueError: M x N = 1048576 x 1048576 has 4294967296 output tiles of 16 x 16, more than MAX_TILES = 2**21 (2097152) the model prices
+    ValueError: M = 1048576 is more than MAX_MN = 2**18 (262144) the model prices
     """
     out = []
     for name, value in (("M", M), ("N", N), ("K", K)):
@@ -235,14 +249,11 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
             raise ValueError(f"{name} must be a positive integer, got {value}")
         out.append(int(value))
     M, N, K = out
+    for name, value in (("M", M), ("N", N)):
+        if value > MAX_MN:
+            raise ValueError(f"{name} = {value} is more than MAX_MN = 2**18 ({MAX_MN}) the model prices")
     if K > MAX_K:
-        raise ValueError(f"K = {K} is more than MAX_K = 2**24 ({MAX_K}) the model prices")
-    tiles = -(-M // 16) * -(-N // 16)
-    if tiles > MAX_TILES:
-        raise ValueError(
-            f"M x N = {M} x {N} has {tiles} output tiles of 16 x 16, more than MAX_TILES = 2**21 "
-            f"({MAX_TILES}) the model prices"
-        )
+        raise ValueError(f"K = {K} is more than MAX_K = 2**17 ({MAX_K}) the model prices")
     return M, N, K
 
 
@@ -269,29 +280,163 @@ def warp_grid(warps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return wy, wx
 
 
-def pipeline_smem_bytes(bm, bn, bk, stages, hw: Hardware):
-    """Shared memory a block's pipeline allocates: ``stages * (bm + bn) * bk * bytes_per_element`` bytes.
+def uses_wgmma(bm, bn, warps, hw: Hardware):
+    """Where Triton lowers the dot to Hopper's warp-group MMA (mma v3, ``wgmma``): a boolean array.
 
-    ``stages`` buffers, each holding an A tile (``bm x bk``) and a B tile (``bk x bn``). Arguments
-    broadcast (ints or integer arrays); the runtime's per-block reservation is not included.
+    Only under ``launch_rules == "triton-sm90"``, and there when ``warps % 4 == 0``, ``bm % 64 == 0``
+    and ``bn % 8 == 0`` (the FP16 conditions of ``supportMMA(DotOp, 3)`` in
+    ``lib/Analysis/Utility.cpp``); elsewhere ``getMMAVersionSafe``
+    (``lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp``) falls back to mma v2 (``mma.sync``).
 
     Examples
     --------
-    >>> from schedlab.core.hardware import H100_TC
-    >>> pipeline_smem_bytes(256, 128, 32, 4, H100_TC) // 1024  # KiB
-    96
+    >>> from schedlab.core.hardware import H100_SXM
+    >>> uses_wgmma(np.array([64, 32, 128]), 128, np.array([4, 4, 2]), H100_SXM).tolist()
+    [True, False, False]
     """
-    return stages * (bm + bn) * bk * hw.bytes_per_element
+    if hw.launch_rules != "triton-sm90":
+        return np.zeros(np.broadcast_shapes(np.shape(bm), np.shape(bn), np.shape(warps)), dtype=bool)
+    return (np.asarray(warps) % 4 == 0) & (np.asarray(bm) % 64 == 0) & (np.asarray(bn) % 8 == 0)
+
+
+def triton_warps_per_tile(bm, bn, warps, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+    """(warps along M, warps along N) as Triton lays ``warps`` warps on a ``bm x bn`` tile (integer arrays).
+
+    Notes
+    -----
+    A port of ``warpsPerTileV2`` and ``warpsPerTileV3`` in
+    ``lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp`` (one dot, no chained dot), which
+    never fail: surplus warps replicate the tile.
+
+    - mma v2 (``mma.sync``, shape per warp 16 x 8): start from ``(1, 1)`` with ``reps = (ceil(bm / 16),
+      ceil(bn / 8))``; until the product reaches ``warps``, double the M count when ``reps_M >= reps_N``
+      (halving ``reps_M`` unless it is 1), else double the N count and halve ``reps_N``.
+    - mma v3 (``wgmma``, where :func:`uses_wgmma`): start from ``(4, 1)``; double the M count while
+      ``bm > 16 x`` it, then the N count, until the product reaches ``warps``.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_SXM
+    >>> [tuple(int(v) for v in triton_warps_per_tile(bm, bn, w, A100_SXM4)) for bm, bn, w in [(16, 64, 4), (32, 64, 8)]]
+    [(1, 4), (2, 4)]
+    >>> tuple(int(v) for v in triton_warps_per_tile(64, 128, 8, H100_SXM))  # wgmma
+    (4, 2)
+    """
+    bm, bn, warps = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (bm, bn, warps)))
+    wgmma = uses_wgmma(bm, bn, warps, hw)
+    wy, wx = np.ones_like(bm), np.ones_like(bm)
+    reps_m, reps_n = -(-bm // 16), -(-bn // 8)
+    for _ in range(int(np.log2(max(SPACE["warps"])))):  # each pass doubles one count where still short
+        short = wy * wx < warps
+        along_m = short & (reps_m >= reps_n)
+        along_n = short & ~along_m
+        wy, wx = np.where(along_m, 2 * wy, wy), np.where(along_n, 2 * wx, wx)
+        reps_m = np.where(along_m & (reps_m != 1), reps_m // 2, reps_m)
+        reps_n = np.where(along_n, reps_n // 2, reps_n)
+    vy, vx = np.full_like(bm, 4), np.ones_like(bm)
+    for _ in range(int(np.log2(max(SPACE["warps"])))):
+        short = vy * vx < warps
+        along_m = short & (bm > 16 * vy)
+        vy, vx = np.where(along_m, 2 * vy, vy), np.where(short & ~along_m, 2 * vx, vx)
+    return np.where(wgmma, vy, wy), np.where(wgmma, vx, wx)
+
+
+def pipeline_buffers(bm, bn, warps, stages, hw: Hardware):
+    """How many A and B tiles a block's pipeline holds in shared memory (integer array).
+
+    Notes
+    -----
+    - ``"seed"`` rules: ``stages``.
+    - Triton (``"triton-sm80"``, ``"triton-sm90"``): ``lowerLoads`` in
+      ``lib/Dialect/TritonGPU/Transforms/Pipeliner/LowerLoops.cpp`` allocates, per pipelined load,
+      its def-use stage distance, ``stages - 1`` (``AssignLatencies`` puts the loads ``stages - 1``
+      stages before the dot), plus one where the tile feeds a ``WarpGroupDotOp``
+      (``loadRequiresAdditionalBuffer``: wgmma keeps one MMA in flight). Without pipelining
+      (``stages = 1``) each operand still passes through one shared buffer on its way to the MMA.
+      So ``max(stages - 1, 1)``, or ``stages`` with wgmma (:func:`uses_wgmma`). Checked by compiling
+      the tutorial kernel with Triton 3.9.0 for sm_80 and sm_90: e.g. 128 x 128 x 64 with 3 stages
+      reports ``shared`` = 65536 and 98304 bytes.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC
+    >>> [int(pipeline_buffers(128, 128, 4, 3, hw)) for hw in (H100_TC, A100_SXM4, H100_SXM)]
+    [3, 2, 3]
+    """
+    if hw.launch_rules == "seed":
+        return stages
+    return np.where(uses_wgmma(bm, bn, warps, hw), stages, np.maximum(np.asarray(stages) - 1, 1))
+
+
+def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
+    """Shared memory a block's pipeline allocates: ``buffers * (bm + bn) * bk * bytes_per_element`` bytes.
+
+    :func:`pipeline_buffers` buffers, each holding an A tile (``bm x bk``) and a B tile (``bk x bn``).
+    Arguments broadcast (ints or integer arrays); the runtime's per-block reservation is not
+    included. (Under Triton the epilogue's layout conversion reuses the freed buffers; it needs at
+    most the FP16 tile of C, ``256 x 256 x 2`` bytes = 128 KiB, under every profile's limit.)
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> pipeline_smem_bytes(256, 128, 32, 8, 4, H100_TC) // 1024  # KiB
+    96
+    >>> int(pipeline_smem_bytes(64, 128, 128, 4, 4, A100_SXM4)) // 1024  # 3 buffers on Ampere
+    144
+    """
+    return pipeline_buffers(bm, bn, warps, stages, hw) * (bm + bn) * bk * hw.bytes_per_element
+
+
+def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """FP32 accumulator registers per thread of an ``(n, 5+)`` config array: its warp's tile over 32 threads.
+
+    The seed's warp grid (:data:`WARP_GRID`) under ``"seed"`` rules; Triton's layout
+    (:func:`triton_warps_per_tile`) otherwise, where a warp's tile is at least one instruction's
+    (16 x 8; a replicated warp holds the same fragment).
+    """
+    bm, bn, warps = arr[:, 0], arr[:, 1], arr[:, 3]
+    if hw.launch_rules == "seed":
+        wy, wx = warp_grid(warps)
+        return (bm // wy) * (bn // wx) // hw.warp_size
+    wy, wx = triton_warps_per_tile(bm, bn, warps, hw)
+    return np.maximum(bm // wy, hw.mma_m) * np.maximum(bn // wx, hw.mma_n) // hw.warp_size
+
+
+def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Registers per thread that ptxas spills to local memory, for an ``(n, 5+)`` config array.
+
+    ``max(0, accumulator + base_regs_per_thread - max_regs_per_thread)`` under Triton's rules,
+    whose kernels spill rather than fail; 0 under the seed's, which refuse such configurations.
+    Compiling the tutorial kernel with Triton 3.9.0 for sm_90 shows it: 256 x 256 with 8 warps
+    (256 accumulator registers) reports 255 registers and a 1024-byte stack frame.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> arr = config_array([GemmConfig(128, 256, 64, 4, 3, 8)])
+    >>> int(spilled_registers(arr, A100_SXM4)[0]), int(spilled_registers(arr, H100_TC)[0])
+    (41, 0)
+    """
+    if hw.launch_rules == "seed":
+        return np.zeros(len(arr), dtype=np.int64)
+    return np.maximum(accumulator_registers(arr, hw) + hw.base_regs_per_thread - hw.max_regs_per_thread, 0)
 
 
 def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
-    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 5+)`` config array."""
+    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 5+)`` config array.
+
+    ``(wy, wx)`` is the seed's warp grid (:data:`WARP_GRID`), the one the model's shared-memory term
+    reads. Registers are :func:`accumulator_registers` plus ``base_regs_per_thread``, rounded up to
+    the allocation unit; under Triton's rules at most ``max_regs_per_thread`` (ptxas spills the rest).
+    """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     wy, wx = warp_grid(warps)
     threads = warps * hw.warp_size
-    regs = (bm // wy) * (bn // wx) // hw.warp_size + hw.base_regs_per_thread
+    regs = accumulator_registers(arr, hw) + hw.base_regs_per_thread
+    if hw.launch_rules != "seed":
+        regs = np.minimum(regs, hw.max_regs_per_thread)
     regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
-    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw)
+    smem = pipeline_smem_bytes(bm, bn, bk, warps, stages, hw)
     by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
     by_regs = hw.regs_per_sm // (regs * threads)
     by_threads = hw.max_threads_per_sm // threads
@@ -302,9 +447,11 @@ def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
 def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.ndarray]:
     """Vectorised pruning: for an ``(n, 6)`` config array, one boolean array per failure code.
 
+    Which codes apply is ``hw.launch_rules`` (:data:`~schedlab.core.hardware.LAUNCH_RULES`).
+
     Notes
     -----
-    With the warp grid ``(wy, wx)`` and warp tile ``wm = bm / wy``, ``wn = bn / wx``:
+    ``"seed"`` rules. With the warp grid ``(wy, wx)`` and warp tile ``wm = bm / wy``, ``wn = bn / wx``:
 
     - ``smem``: :func:`pipeline_smem_bytes` ``> smem_limit``;
     - ``mma``: ``wm < 16`` or ``wn < 8`` (the warp tile is smaller than one m16n8 mma);
@@ -312,21 +459,47 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
       one FP32 accumulator register per output element per thread plus the rest;
     - ``occupancy`` (only when the others pass): one block needs more registers, threads or shared
       memory than one SM has (:func:`occupancy` gives 0 resident blocks). Never on the four profiles.
+
+    Triton's rules (``"triton-sm80"``, ``"triton-sm90"``), as its compiler decides:
+
+    - ``smem``: :func:`pipeline_smem_bytes` (Triton's buffers, :func:`pipeline_buffers`)
+      ``> smem_limit``: ``CompiledKernel._init_handles`` (``python/triton/compiler/compiler.py``)
+      raises ``OutOfResources`` when the kernel's ``shared`` exceeds the device's opt-in maximum,
+      and the autotuner (``Autotuner._bench``, ``python/triton/runtime/autotuner.py``) skips it;
+    - no ``mma`` rule: ``warpsPerTileV2`` / ``warpsPerTileV3`` (:func:`triton_warps_per_tile`) lay
+      out any warp count on any tile;
+    - no ``registers`` rule: ptxas caps a thread at 255 registers and spills the rest to local
+      memory, so the kernel runs, slowly (:func:`occupancy` counts the capped registers);
+    - ``occupancy`` as above.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4
+    >>> arr = config_array([GemmConfig(16, 64, 32, 4, 3, 8)])
+    >>> {code: bool(m[0]) for code, m in launch_checks(arr).items()}
+    {'smem': False, 'mma': True, 'registers': False, 'occupancy': False}
+    >>> {code: bool(m[0]) for code, m in launch_checks(arr, A100_SXM4).items()}
+    {'smem': False, 'occupancy': False}
     """
     hw = check_hardware(hw)
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    wy, wx = warp_grid(warps)
-    wm, wn = bm // wy, bn // wx
-    smem = pipeline_smem_bytes(bm, bn, bk, stages, hw) > hw.smem_limit
-    mma = (wm < hw.mma_m) | (wn < hw.mma_n)
-    regs = ~mma & (wm * wn // hw.warp_size + hw.base_regs_per_thread > hw.max_regs_per_thread)
-    fits_no_sm = ~(smem | mma | regs) & (occupancy(arr, hw)[-1] == 0)
-    return {"smem": smem, "mma": mma, "registers": regs, "occupancy": fits_no_sm}
+    smem = pipeline_smem_bytes(bm, bn, bk, warps, stages, hw) > hw.smem_limit
+    if hw.launch_rules == "seed":
+        wy, wx = warp_grid(warps)
+        wm, wn = bm // wy, bn // wx
+        mma = (wm < hw.mma_m) | (wn < hw.mma_n)
+        regs = ~mma & (accumulator_registers(arr, hw) + hw.base_regs_per_thread > hw.max_regs_per_thread)
+        checks = {"smem": smem, "mma": mma, "registers": regs}
+    else:
+        checks = {"smem": smem}
+    failed = np.any(np.stack(list(checks.values())), axis=0)
+    return {**checks, "occupancy": ~failed & (occupancy(arr, hw)[-1] == 0)}
 
 
 def _messages(hw: Hardware) -> dict[str, str]:
+    buffers = "" if hw.launch_rules == "seed" else "（Triton 的流水线缓冲）"
     return {
-        "smem": f"共享内存超过 {hw.smem_limit // KiB} KB",
+        "smem": f"共享内存{buffers}超过 {hw.smem_limit // KiB} KiB",
         "mma": f"warp 的块小于一条 mma（{hw.mma_m}×{hw.mma_n}）",
         "registers": f"每线程寄存器超过 {hw.max_regs_per_thread}",
         "occupancy": "一个块要的寄存器、线程或共享内存超过一个 SM 所有",

@@ -42,12 +42,15 @@ _HW_FIELDS = {
     "t_launch_s": ("启动和序幕（每个内核一次）", "µs", 1e-6),
     "t_k_step_clk": ("每个 k 步藏不住的开销", "拍", 1),
     "pipeline_overlap": ("流水线藏住其余各项的比例", "比例", 1),
+    "launch_rules": ("启动规则", "", None),
 }
 
 
 def _fmt_hw_value(name: str, value) -> str:
     """A hardware field's value in the unit of :data:`_HW_FIELDS` (without the unit)."""
     _label, _unit, size = _HW_FIELDS[name]
+    if size is None:  # a name, not a quantity
+        return str(value)
     shown = value / size
     return str(int(shown)) if float(shown).is_integer() else f"{shown:.4g}"
 
@@ -113,7 +116,7 @@ def claims_table(claims) -> Table:
     rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
     held = sum(bool(c.holds) for c in claims)
     return Table(
-        f"种子脚本的结论：{held} / {len(rows)} 条在模型上成立",
-        ("编号", "种子脚本说", "接受的范围", "模型给出", "是否成立"),
+        f"原始讲义脚本的结论：{held} / {len(rows)} 条在模型上成立",
+        ("编号", "原始讲义脚本说", "接受的范围", "模型给出", "是否成立"),
         rows,
     )

@@ -18,7 +18,7 @@ import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term
+from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term, replayed_waves
 from schedlab.core.model.terms import (
     TERMS,
     Breakdown,
@@ -195,10 +195,8 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
     groups = _groups(arr[launchable], hw) if launchable.any() else None
     cost = np.full(len(mnk), len(arr))
-    if groups is not None:  # waves depend on (bm, bn, per_wave), a tile; each of its groups replays them
-        bm, bn, per_wave = groups.tiles.T
-        combos_per_tile = np.bincount(groups.combo_tile, minlength=len(groups.tiles))
-        cost += (-(-(-(-mnk[:, :1] // bm) * -(-mnk[:, 1:2] // bn)) // per_wave)) @ combos_per_tile
+    if groups is not None:  # each launch order (bm, bn, group, per_wave) replays its waves, or a closed form's rows
+        cost += replayed_waves(mnk[:, :1], mnk[:, 1:2], *groups.combos).sum(axis=1)
     if "launchable" in out:
         out["launchable"][...] = launchable
     priced = tuple(name for name in terms if name != "launchable")

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import GemmConfig, config_array, occupancy
+from schedlab.core.space import GemmConfig, config_array, occupancy, spilled_registers
 
 __all__ = [
     "TERMS",
@@ -270,6 +270,10 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     rows, cols = t.rows, t.cols  # real, unpadded rows / columns of the busiest block
     flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
     bytes_smem = (t.warps_n * bm + t.warps_m * bn) * bk * elt  # each warp reads its A (wm x bk) and B (bk x wn) strips
+    # registers ptxas spilled (Triton's rules only; 0 under the seed's): the accumulator is read and written
+    # once per mma k-substep (BK / 16 per k-step), and each spilled register goes through L1 (the shared
+    # memory's SRAM), 4 B each way: an assumption, not a measurement
+    bytes_smem = bytes_smem + 2 * 4 * spilled_registers(arr, hw) * warps * hw.warp_size * (bk // 16)
     bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
     bytes_c = rows * cols * elt  # C bytes the block writes in its epilogue
     t_latency_s = np.where(stages > 1, lat_s / np.maximum(stages - 1, 1), lat_s)

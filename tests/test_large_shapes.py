@@ -1,0 +1,90 @@
+"""Every shape a real workload has, priced (issue 15): the closed-form HBM replay equals the wave-by-wave one.
+
+The closed form (``method="closed"``) counts the waves of each repeating pattern instead of walking
+them; it claims the same bytes bit for bit, so the bound on the difference these tests hold is 0.
+The wave-by-wave replay is itself held against a block-by-block reference in test_hbm_replay.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedlab import H100_TC, evaluate, evaluate_many, launchable
+from schedlab.core.hardware import A100_SXM4
+from schedlab.core.model import hbm_bytes
+from schedlab.core.model.hbm import EXACT_WAVES, waves
+from schedlab.core.space import MAX_K, MAX_MN, check_shape
+
+TILES = st.sampled_from([16, 32, 64, 128, 256])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    M=st.integers(1, 6000),
+    N=st.integers(1, 6000),
+    K=st.integers(1, 9000),
+    bm=TILES,
+    bn=TILES,
+    group=st.sampled_from([1, 4, 8]),
+    per_wave=st.integers(1, 1000),
+    l2_scale=st.sampled_from([1 / 256, 1 / 16, 1]),
+)
+def test_closed_form_equals_the_wave_by_wave_replay(M, N, K, bm, bn, group, per_wave, l2_scale):
+    """Small L2 scales make the survival fraction non-integral, so the L2 corrections' rounding is tested too."""
+    hw = dataclasses.replace(H100_TC, l2_bytes=int(H100_TC.l2_bytes * l2_scale))
+    exact = hbm_bytes(M, N, K, bm, bn, group, per_wave, hw, method="exact")
+    assert hbm_bytes(M, N, K, bm, bn, group, per_wave, hw, method="closed") == exact
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    M=st.integers(20_000, 60_000),
+    N=st.integers(20_000, 60_000),
+    bm=TILES,
+    bn=TILES,
+    group=st.sampled_from([1, 4, 8]),
+    per_wave=st.sampled_from([132, 264, 528, 1056, 2112, 4224, 108, 216, 3456, 131]),
+)
+def test_closed_form_equals_the_replay_on_long_launch_orders(M, N, bm, bn, group, per_wave):
+    """Thousands of waves, where the waves repeat over many periods (the case the closed form is for)."""
+    exact = hbm_bytes(M, N, 4096, bm, bn, group, per_wave, method="exact")
+    assert hbm_bytes(M, N, 4096, bm, bn, group, per_wave, method="closed") == exact
+
+
+def test_an_lm_head_uses_the_closed_form_and_prices_as_the_replay():
+    """8832 x 99584 x 2688 (refused before issue 15): every launch order of more than EXACT_WAVES waves
+    is priced in closed form, and its bytes equal the wave-by-wave replay's."""
+    M, N, K = 8832, 99584, 2688
+    arr = launchable(H100_TC).array
+    terms = evaluate(arr, M, N, K)
+    long_orders = waves(M, N, arr[:, 0], arr[:, 1], H100_TC.n_sm * terms.blocks_per_sm) > EXACT_WAVES
+    assert long_orders.sum() > 100
+    for i in np.flatnonzero(long_orders)[::97].tolist():
+        bm, bn, group = int(arr[i, 0]), int(arr[i, 1]), int(arr[i, 5])
+        per_wave = H100_TC.n_sm * int(terms.blocks_per_sm[i])
+        assert terms.bytes_hbm[i] == hbm_bytes(M, N, K, bm, bn, group, per_wave, method="exact")
+
+
+def test_the_largest_shapes_are_priced_exactly_and_finitely():
+    """M = N = MAX_MN, K = MAX_K on two profiles: every config finite, bytes below 2**53 (an expected
+    value: the L2 survival rule keeps a fraction) and at least the compulsory traffic (A, B read and C
+    written once), which an int64 wrap-around would break."""
+    M, N, K = MAX_MN, MAX_MN, MAX_K
+    for hw in (H100_TC, A100_SXM4):
+        many = evaluate_many([(M, N, K)], launchable(hw).array, hw, terms=("time_s", "bytes_hbm"))
+        bytes_hbm = many["bytes_hbm"][0]
+        assert np.isfinite(many["time_s"]).all()
+        assert (bytes_hbm < 2**53).all()
+        assert (bytes_hbm >= (M * K + K * N + M * N) * hw.bytes_per_element).all()
+
+
+def test_real_dimensions_are_within_the_limits():
+    """The largest dims of real GEMMs: Gemma-2's 256000-word vocabulary (N), 65536 tokens (M),
+    Llama-3.1-405B's 53248-wide MLP (K); and the issue's LM head."""
+    assert check_shape(65536, 256000, 53248) == (65536, 256000, 53248)
+    assert check_shape(8832, 99584, 2688) == (8832, 99584, 2688)
+    assert MAX_MN >= 2**18 and MAX_K >= 2**17

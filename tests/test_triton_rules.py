@@ -1,0 +1,284 @@
+"""Triton's launch rules (``Hardware.launch_rules`` "triton-sm80" / "triton-sm90") against what Triton compiles.
+
+Three independent references: the compiler itself (shared bytes and MMA layout Triton 3.9.0 reported when it
+compiled the tutorial kernel), Triton's tutorial autotune list and Inductor's mm config list (configs the
+projects ship, so configs known to compile and run). None of the expected values comes from schedlab.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from schedlab import GemmConfig, launchable, reasons
+from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_RULES
+from schedlab.core.space import (
+    config_array,
+    launch_checks,
+    pipeline_smem_bytes,
+    spilled_registers,
+    triton_warps_per_tile,
+    uses_wgmma,
+)
+
+TRITON_PROFILES = {"h100-sxm": H100_SXM, "a100-sxm4": A100_SXM4, "h200-sxm": H200_SXM}
+BY_CC = {80: A100_SXM4, 90: H100_SXM}
+
+#: (compute capability, BM, BN, BK, num_warps, num_stages, shared bytes, mma version, warps along M, along N):
+#: ``triton.compile`` (Triton 3.9.0 from PyPI, no GPU needed) of the tutorial's FP16 matmul kernel
+#: (python/tutorials/03-matrix-multiplication.py, pointers 16-byte aligned, unit inner strides) for
+#: ``GPUTarget("cuda", cc, 32)``: ``metadata.shared`` and the ``#ttg.nvidia_mma`` attribute of its TTGIR.
+COMPILED = [
+    (80, 16, 16, 16, 8, 1, 1024, 2, 4, 2),
+    (80, 16, 64, 64, 4, 3, 20480, 2, 1, 4),
+    (80, 16, 256, 64, 4, 3, 69632, 2, 1, 4),
+    (80, 32, 32, 16, 2, 1, 2048, 2, 1, 2),
+    (80, 32, 32, 128, 4, 2, 16384, 2, 2, 2),
+    (80, 32, 64, 32, 2, 5, 24576, 2, 1, 2),
+    (80, 32, 64, 32, 8, 5, 24576, 2, 2, 4),
+    (80, 32, 64, 64, 2, 4, 36864, 2, 1, 2),
+    (80, 64, 32, 32, 2, 5, 24576, 2, 2, 1),
+    (80, 64, 32, 32, 8, 5, 24576, 2, 4, 2),
+    (80, 64, 32, 128, 4, 5, 98304, 2, 2, 2),
+    (80, 64, 64, 16, 4, 2, 8192, 2, 2, 2),
+    (80, 64, 64, 32, 4, 2, 8192, 2, 2, 2),
+    (80, 64, 64, 64, 8, 3, 32768, 2, 2, 4),
+    (80, 64, 64, 128, 4, 5, 131072, 2, 2, 2),
+    (80, 64, 128, 32, 4, 3, 24576, 2, 1, 4),
+    (80, 64, 128, 32, 4, 4, 36864, 2, 1, 4),
+    (80, 64, 128, 32, 8, 4, 36864, 2, 2, 4),
+    (80, 64, 128, 64, 4, 1, 24576, 2, 1, 4),
+    (80, 64, 128, 64, 4, 2, 24576, 2, 1, 4),
+    (80, 64, 128, 64, 4, 3, 49152, 2, 1, 4),
+    (80, 64, 128, 64, 4, 5, 98304, 2, 1, 4),
+    (80, 64, 128, 128, 4, 4, 147456, 2, 1, 4),
+    (80, 64, 256, 32, 4, 4, 61440, 2, 1, 4),
+    (80, 128, 32, 32, 4, 4, 30720, 2, 4, 1),
+    (80, 128, 64, 32, 4, 3, 24576, 2, 2, 2),
+    (80, 128, 64, 32, 4, 4, 36864, 2, 2, 2),
+    (80, 128, 64, 32, 8, 4, 36864, 2, 4, 2),
+    (80, 128, 128, 32, 4, 3, 32768, 2, 2, 2),
+    (80, 128, 128, 32, 4, 4, 49152, 2, 2, 2),
+    (80, 128, 128, 32, 8, 2, 32768, 2, 2, 4),
+    (80, 128, 128, 64, 4, 3, 65536, 2, 2, 2),
+    (80, 128, 128, 64, 8, 5, 131072, 2, 2, 4),
+    (80, 128, 128, 128, 8, 4, 196608, 2, 2, 4),
+    (80, 128, 256, 32, 4, 3, 49152, 2, 1, 4),
+    (80, 128, 256, 64, 4, 3, 98304, 2, 1, 4),
+    (80, 128, 256, 64, 8, 3, 98304, 2, 2, 4),
+    (80, 256, 128, 16, 1, 1, 12288, 2, 1, 1),
+    (80, 256, 256, 16, 4, 1, 16384, 2, 2, 2),
+    (80, 256, 256, 16, 8, 1, 16384, 2, 2, 4),
+    (80, 256, 256, 64, 8, 3, 131072, 2, 2, 4),
+    (90, 16, 16, 16, 8, 1, 1024, 2, 4, 2),
+    (90, 16, 64, 64, 4, 3, 20480, 2, 1, 4),
+    (90, 16, 256, 64, 4, 3, 69632, 2, 1, 4),
+    (90, 32, 32, 16, 2, 1, 2048, 2, 1, 2),
+    (90, 32, 32, 128, 4, 2, 16384, 2, 2, 2),
+    (90, 32, 64, 32, 2, 5, 24576, 2, 1, 2),
+    (90, 32, 64, 32, 8, 5, 24576, 2, 2, 4),
+    (90, 32, 64, 64, 2, 4, 36864, 2, 1, 2),
+    (90, 64, 32, 32, 2, 5, 24576, 2, 2, 1),
+    (90, 64, 32, 32, 8, 5, 30720, 3, 4, 2),
+    (90, 64, 32, 128, 4, 5, 122880, 3, 4, 1),
+    (90, 64, 64, 16, 4, 2, 8192, 3, 4, 1),
+    (90, 64, 64, 32, 4, 2, 16384, 3, 4, 1),
+    (90, 64, 64, 64, 8, 3, 49152, 3, 4, 2),
+    (90, 64, 64, 128, 4, 5, 163840, 3, 4, 1),
+    (90, 64, 128, 32, 4, 3, 36864, 3, 4, 1),
+    (90, 64, 128, 32, 4, 4, 49152, 3, 4, 1),
+    (90, 64, 128, 32, 8, 4, 49152, 3, 4, 2),
+    (90, 64, 128, 64, 4, 1, 24576, 3, 4, 1),
+    (90, 64, 128, 64, 4, 2, 49152, 3, 4, 1),
+    (90, 64, 128, 64, 4, 3, 73728, 3, 4, 1),
+    (90, 64, 128, 64, 4, 5, 122880, 3, 4, 1),
+    (90, 64, 128, 128, 4, 4, 196608, 3, 4, 1),
+    (90, 64, 256, 32, 4, 4, 81920, 3, 4, 1),
+    (90, 128, 32, 32, 4, 4, 40960, 3, 4, 1),
+    (90, 128, 64, 32, 4, 3, 36864, 3, 4, 1),
+    (90, 128, 64, 32, 4, 4, 49152, 3, 4, 1),
+    (90, 128, 64, 32, 8, 4, 49152, 3, 8, 1),
+    (90, 128, 128, 32, 4, 3, 49152, 3, 4, 1),
+    (90, 128, 128, 32, 4, 4, 65536, 3, 4, 1),
+    (90, 128, 128, 32, 8, 2, 32768, 3, 8, 1),
+    (90, 128, 128, 64, 4, 3, 98304, 3, 4, 1),
+    (90, 128, 128, 64, 8, 5, 163840, 3, 8, 1),
+    (90, 128, 128, 128, 8, 4, 262144, 3, 8, 1),
+    (90, 128, 256, 32, 4, 3, 73728, 3, 4, 1),
+    (90, 128, 256, 64, 4, 3, 147456, 3, 4, 1),
+    (90, 128, 256, 64, 8, 3, 147456, 3, 8, 1),
+    (90, 256, 128, 16, 1, 1, 12288, 2, 1, 1),
+    (90, 256, 256, 16, 4, 1, 16384, 3, 4, 1),
+    (90, 256, 256, 16, 8, 1, 32768, 3, 8, 1),
+    (90, 256, 256, 64, 8, 3, 196608, 3, 8, 1),
+]
+#: The kernels whose shared memory is their epilogue's layout conversion of C (at most its FP16 tile), not
+#: their pipeline: one buffer of a short BK under a larger tile. Never near a limit (at most 128 KiB).
+EPILOGUE_BOUND = {(80, 64, 64, 16, 4, 2), (80, 128, 128, 32, 8, 2), (90, 256, 256, 16, 8, 1)}
+
+
+@pytest.mark.parametrize("row", COMPILED, ids=lambda r: "sm{}-{}x{}x{}-w{}-s{}".format(*r[:6]))
+def test_shared_memory_and_layout_are_what_triton_compiled(row):
+    cc, bm, bn, bk, warps, stages, shared, version, wy, wx = row
+    hw = BY_CC[cc]
+    predicted = int(pipeline_smem_bytes(bm, bn, bk, warps, stages, hw))
+    if (cc, bm, bn, bk, warps, stages) in EPILOGUE_BOUND:
+        assert predicted < shared <= bm * bn * 2
+    else:
+        assert predicted == shared
+    assert (3 if uses_wgmma(bm, bn, warps, hw) else 2) == version
+    assert tuple(int(v) for v in triton_warps_per_tile(bm, bn, warps, hw)) == (wy, wx)
+
+
+def test_the_compiled_table_covers_both_mma_versions_and_every_stage_count():
+    assert {r[7] for r in COMPILED} == {2, 3} and {r[5] for r in COMPILED} == {1, 2, 3, 4, 5}
+
+
+# --- configs the projects ship -----------------------------------------------------------------------
+
+#: triton-lang/triton, python/tutorials/03-matrix-multiplication.py at commit
+#: 7649d87cce6c12361bb9da234b9b227b2880b499, ``get_cuda_autotune_config()``: (BLOCK_SIZE_M, BLOCK_SIZE_N,
+#: BLOCK_SIZE_K, num_warps, num_stages), GROUP_SIZE_M = 8. The first eight are its FP16 configs; the last
+#: eight it labels "Good config for fp8 inputs" (1-byte operands).
+TUTORIAL_FP16 = [
+    (128, 256, 64, 8, 3),
+    (64, 256, 32, 4, 4),
+    (128, 128, 32, 4, 4),
+    (128, 64, 32, 4, 4),
+    (64, 128, 32, 4, 4),
+    (128, 32, 32, 4, 4),
+    (64, 32, 32, 2, 5),
+    (32, 64, 32, 2, 5),
+]
+TUTORIAL_FP8 = [
+    (128, 256, 128, 8, 3),
+    (256, 128, 128, 8, 3),
+    (256, 64, 128, 4, 4),
+    (64, 256, 128, 4, 4),
+    (128, 128, 128, 4, 4),
+    (128, 64, 64, 4, 4),
+    (64, 128, 64, 4, 4),
+    (128, 32, 64, 4, 4),
+]
+#: pytorch/pytorch, torch/_inductor/template_heuristics.py at commit dce0930f9a419ab17ce2f1bc9674ea9370875dbf,
+#: ``BaseConfigHeuristic.mm_configs``: GemmConfig(BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps), group_m 8
+#: (note the order: stages before warps, as Inductor writes them).
+INDUCTOR_MM = [
+    (32, 32, 16, 1, 2),
+    (32, 32, 128, 2, 4),
+    (32, 64, 32, 5, 8),
+    (64, 32, 32, 5, 8),
+    (64, 32, 128, 5, 4),
+    (64, 64, 16, 2, 4),
+    (64, 64, 32, 2, 4),
+    (64, 64, 64, 3, 8),
+    (64, 64, 128, 5, 4),
+    (64, 128, 32, 3, 4),
+    (64, 128, 32, 4, 8),
+    (64, 128, 64, 3, 4),
+    (64, 128, 128, 4, 4),
+    (128, 64, 32, 3, 4),
+    (128, 64, 32, 4, 8),
+    (128, 128, 32, 2, 8),
+    (128, 128, 32, 3, 4),
+    (128, 128, 64, 3, 4),
+    (128, 128, 64, 5, 8),
+]
+#: A later version of that list appends GemmConfig(128, 128, 128, 4, 8). Triton allocates 4 buffers of
+#: (128 + 128) x 128 x 2 B on Hopper (262144 B, compiled above) and 3 on Ampere (196608 B): over both
+#: devices' opt-in maximum, so Triton raises OutOfResources and Inductor's autotuner drops it.
+INDUCTOR_LATER_OVER_SMEM = (128, 128, 128, 4, 8)
+
+
+def inductor_scaled(m: int, n: int, k: int) -> set[tuple[int, int, int, int, int]]:
+    """Inductor's mm configs for an m x n x k problem: ``_scale_mm_configs`` then ``_finalize_mm_configs``
+    (same file and commit): each block clamped to the next power of two of its dimension (at least 16), then
+    num_warps = min(num_warps, BLOCK_M * BLOCK_N // 256). Returns (BM, BN, BK, num_warps, num_stages)."""
+    hint = [max(1 << (x - 1).bit_length(), 16) for x in (m, n, k)]
+    out = set()
+    for bm, bn, bk, stages, warps in INDUCTOR_MM:
+        bm, bn, bk = (max(min(b, h), 16) for b, h in zip((bm, bn, bk), hint))
+        out.add((bm, bn, bk, min(warps, bm * bn // 256), stages))
+    return out
+
+
+def _launches(cfgs, hw) -> list:
+    """The configs of ``cfgs`` (BM, BN, BK, warps, stages) that cannot launch on ``hw``, with their reasons."""
+    return [(c, reasons(GemmConfig(*c, 8), hw)) for c in cfgs if reasons(GemmConfig(*c, 8), hw)]
+
+
+@pytest.mark.parametrize("name", list(TRITON_PROFILES))
+def test_the_tutorial_list_launches(name):
+    hw = TRITON_PROFILES[name]
+    assert _launches(TUTORIAL_FP16, hw) == []
+    assert _launches(TUTORIAL_FP8, dataclasses.replace(hw, bytes_per_element=1)) == []
+
+
+@pytest.mark.parametrize("name", list(TRITON_PROFILES))
+def test_inductors_mm_list_launches_for_every_problem_size(name):
+    hw = TRITON_PROFILES[name]
+    sizes = [16, 32, 64, 128, 256, 4096]
+    scaled = set().union(*(inductor_scaled(m, n, k) for m, n, k in itertools.product(sizes, repeat=3)))
+    assert len(scaled) > 3 * len(INDUCTOR_MM)  # the clamping made many new configs
+    assert _launches([(bm, bn, bk, w, st) for bm, bn, bk, st, w in INDUCTOR_MM], hw) == []
+    assert _launches(sorted(scaled), hw) == []
+
+
+@pytest.mark.parametrize("name", list(TRITON_PROFILES))
+def test_inductors_later_config_overflows_shared_memory(name):
+    hw = TRITON_PROFILES[name]
+    bm, bn, bk, stages, warps = INDUCTOR_LATER_OVER_SMEM
+    assert [r.code for r in reasons(GemmConfig(bm, bn, bk, warps, stages, 8), hw)] == ["smem"]
+
+
+def test_the_seed_rules_refused_what_triton_runs():
+    """The issue's examples: the lecture's rules refuse them, Triton's do not."""
+    examples = {
+        (16, 64, 32, 4, 3): "mma",  # Inductor's (64, 64, .., 4) clamped to a 16-row problem
+        (32, 64, 32, 8, 5): "mma",  # Inductor's own list
+        (128, 256, 64, 4, 3): "registers",  # 256 accumulator registers per thread: ptxas spills
+    }
+    for cfg, code in examples.items():
+        assert [r.code for r in reasons(GemmConfig(*cfg, 8), H100_TC)] == [code]
+        for hw in TRITON_PROFILES.values():
+            assert reasons(GemmConfig(*cfg, 8), hw) == ()
+    a100_deep = GemmConfig(64, 128, 128, 4, 4, 8)  # ran on the A100: 3 buffers, 144 KiB
+    assert reasons(a100_deep, A100_SXM4) == ()
+    assert "smem" in [r.code for r in reasons(a100_deep, dataclasses.replace(A100_SXM4, launch_rules="seed"))]
+
+
+def test_spilling_configs_launch_and_report_their_spills():
+    """128 x 256 with 4 warps keeps 256 accumulator registers per thread: the seed refuses it, Triton spills
+    (compiled for sm_80: 255 registers and a 1200-byte stack)."""
+    arr = config_array([GemmConfig(128, 256, 32, 4, 3, 8), GemmConfig(128, 128, 32, 4, 3, 8)])
+    assert spilled_registers(arr, A100_SXM4).tolist() == [256 + 40 - 255, 0]
+    assert spilled_registers(arr, H100_TC).tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("name", list(TRITON_PROFILES))
+def test_only_shared_memory_refuses_under_triton(name):
+    hw = TRITON_PROFILES[name]
+    checks = launch_checks(config_array(launchable(H100_TC).configs), hw)
+    assert set(checks) == {"smem", "occupancy"}
+    assert not checks["occupancy"].any()
+
+
+def test_the_lecture_profile_keeps_the_seed_rules():
+    assert H100_TC.launch_rules == "seed" and len(launchable(H100_TC).configs) == 3744
+    assert {hw.launch_rules for hw in TRITON_PROFILES.values()} == {"triton-sm80", "triton-sm90"}
+    assert LAUNCH_RULES == ("seed", "triton-sm80", "triton-sm90")
+
+
+@pytest.mark.parametrize("bad", ["triton", "", None, 1])
+def test_launch_rules_must_be_known(bad):
+    with pytest.raises(ValueError, match="launch_rules"):
+        dataclasses.replace(H100_TC, launch_rules=bad)
+
+
+def test_wgmma_needs_four_warps_and_64_rows():
+    bm, warps = np.array([64, 64, 32, 128]), np.array([4, 2, 4, 8])
+    assert uses_wgmma(bm, 128, warps, H100_SXM).tolist() == [True, False, False, True]
+    assert not uses_wgmma(bm, 128, warps, A100_SXM4).any()
