@@ -74,7 +74,10 @@ _SCALE = st.sampled_from((0.25, 0.5, 0.8, 1.0, 1.25, 2.0, 4.0))
 
 @st.composite
 def hardware(draw, base: Hardware = H100_TC) -> Hardware:
-    """``base`` with its rates, latency and L2 size scaled by factors in [0.25, 4].
+    """``base`` with its rates, latency and L2 size scaled by factors in [0.25, 4], and time terms drawn.
+
+    The time terms (launch, unhidden clocks per k-step, pipeline overlap) are drawn from the
+    lecture's neutral values and a few a real kernel might pay.
 
     Only fields whose change keeps the machine self-consistent are perturbed (the
     occupancy limits and instruction shapes stay those of an H100).
@@ -87,4 +90,7 @@ def hardware(draw, base: Hardware = H100_TC) -> Hardware:
         hbm_bw_bytes_per_s=base.hbm_bw_bytes_per_s * draw(_SCALE),
         mem_latency_s=base.mem_latency_s * draw(_SCALE),
         l2_bytes=int(base.l2_bytes * draw(_SCALE)),
+        t_launch_s=draw(st.sampled_from((0.0, 2e-6, 7.1e-6))),
+        t_k_step_clk=draw(st.sampled_from((0.0, 36.0, 72.0, 200.0))),
+        pipeline_overlap=draw(st.sampled_from((1.0, 0.9, 0.7, 0.5))),
     )

@@ -16,9 +16,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import schedlab.core.model.engine
-from schedlab import H100_TC, SPACE, GemmConfig, clear_caches, evaluate, gemm_time, landscape
+from schedlab import H100_TC, SPACE, GemmConfig, all_configs, clear_caches, evaluate, gemm_time, landscape
+from schedlab.core.hardware import PROFILES
 from schedlab.core.model import TERMS, ModelTerms, evaluate_many
 from tests.strategies import config_subsets, configs, dims, hardware, launchable_configs, shapes, unlaunchable_configs
+
+#: The whole schedule space, priced at once when a property concerns the best configuration.
+SPACE_CONFIGS = all_configs()
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MEDIUM = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -282,6 +286,85 @@ class TestMoreHardwareNeverSlower:
         hw = dataclasses.replace(hw, l2_bytes=2**30)
         better = dataclasses.replace(hw, n_sm=hw.n_sm * times)
         _assert_not_slower(cfg, shape, hw, better)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        shape=shapes(16384),
+        gpu=st.sampled_from(sorted(PROFILES)),
+        factor=st.sampled_from((1.05, 1.1, 1.25, 1.5, 2.0, 3.0)),
+    )
+    # issue 15: 132 -> 198 SMs made the best time 22 % worse here (the L2 was charged wave by wave:
+    # a first wave of 198 blocks waited on it, the second of 58 left it idle)
+    @example(shape=(1000, 8192, 14336), gpu="h100-lecture", factor=1.5)
+    def test_more_sms_never_slow_the_best_config(self, shape, gpu, factor):
+        """A chip with more SMs and everything else equal can run the old best schedule's blocks at
+        least as soon: each SM gets no more blocks, and the L2 and HBM move the same bytes (the HBM
+        replay may find a wave's panels overflowing L2 for one config, but the best of all configs
+        must not get slower). Best over the whole space, on every profile."""
+        hw = PROFILES[gpu]
+        more = dataclasses.replace(hw, n_sm=math.ceil(hw.n_sm * factor))
+        base_best = evaluate_many([shape], SPACE_CONFIGS, hw)["time_s"].min()
+        more_best = evaluate_many([shape], SPACE_CONFIGS, more)["time_s"].min()
+        assert more_best <= base_best * (1 + 1e-12), (shape, gpu, more.n_sm, base_best, more_best)
+
+
+# --- the time terms a real kernel pays (issue 15) --------------------------------------------
+
+
+class TestTimeTerms:
+    @MEDIUM
+    @given(cfg=launchable_configs, shape=shapes(), hw=hardware(), launch=st.floats(0.0, 1e-4))
+    def test_launch_is_paid_once_by_every_config(self, cfg, shape, hw, launch):
+        """The launch and prologue happen once per kernel, before any block: they add exactly
+        themselves to any configuration's time (1e-12: the same sum rounded another way)."""
+        base = dataclasses.replace(hw, t_launch_s=0.0)
+        t0 = gemm_time(cfg, *shape, base)
+        t1 = gemm_time(cfg, *shape, dataclasses.replace(base, t_launch_s=launch))
+        assert t1 == pytest.approx(t0 + launch, rel=1e-12, abs=1e-18)
+
+    @MEDIUM
+    @given(
+        cfg=launchable_configs,
+        shape=shapes(),
+        hw=hardware(),
+        clocks=st.floats(0.0, 2000.0),
+        overlap=st.floats(0.0, 1.0),
+    )
+    def test_unhidden_work_never_speeds_a_kernel_up(self, cfg, shape, hw, clocks, overlap):
+        """More clocks per k-step, or a pipeline that hides less, only add time to some k-step."""
+        t = gemm_time(cfg, *shape, hw)
+        assert gemm_time(cfg, *shape, dataclasses.replace(hw, t_k_step_clk=hw.t_k_step_clk + clocks)) >= t
+        worse = min(overlap, hw.pipeline_overlap)
+        assert gemm_time(cfg, *shape, dataclasses.replace(hw, pipeline_overlap=worse)) >= t * (1 - 1e-12)
+
+    @FAST
+    @given(cfg=launchable_configs, shape=shapes(), clocks=st.floats(1.0, 500.0))
+    def test_k_step_clocks_cost_every_k_step_of_every_wave(self, cfg, shape, clocks):
+        """With full overlap and the kernel bound by its SMs (not by L2 or HBM), c clocks per k-step
+        cost exactly waves x k-steps x c / f: every wave runs all its blocks' k-steps."""
+        hw = dataclasses.replace(H100_TC, hbm_bw_bytes_per_s=1e18, l2_bw_bytes_per_s=1e18)
+        more = dataclasses.replace(hw, t_k_step_clk=clocks)
+        a, b = evaluate([cfg], *shape, hw), evaluate([cfg], *shape, more)
+        expected = int(a.waves[0]) * int(a.k_steps[0]) * clocks / hw.clock_hz
+        assert b.time_s[0] - a.time_s[0] == pytest.approx(expected, rel=1e-9)
+        assert b.k_step_s[0] == pytest.approx(clocks / hw.clock_hz, rel=1e-15)
+
+    @FAST
+    @given(cfg=launchable_configs, shape=shapes())
+    def test_no_overlap_sums_a_k_step(self, cfg, shape):
+        """With no overlap at all a one-wave kernel's k-step is the sum of its terms: tensor cores,
+        shared memory, port and latency on the SM, then L2 (HBM out of the way)."""
+        hw = dataclasses.replace(H100_TC, hbm_bw_bytes_per_s=1e18, pipeline_overlap=0.0)
+        terms = evaluate([cfg], *shape, hw)
+        if int(terms.waves[0]) != 1:
+            return
+        on_sm = terms.t_tc_s[0] + terms.t_smem_s[0] + terms.t_port_s[0] + terms.t_latency_s[0]
+        if cfg.stages == 1:  # one stage waits its latency first, in the fixed part
+            on_sm -= terms.t_latency_s[0]
+        fixed = terms.fill_s[0] + terms.epilogue_s[0] + (hw.mem_latency_s * terms.k_steps[0] if cfg.stages == 1 else 0)
+        expected = fixed + terms.k_steps[0] * (on_sm + terms.t_l2_s[0])
+        assert terms.time_s[0] == pytest.approx(expected, rel=1e-9)
+        assert terms.overlap_loss_s[0] >= 0
 
 
 # --- ties: the landscape's groups of equal model time ---------------------------------------

@@ -215,7 +215,9 @@ class TestExplainUnlaunchable:
 # --- Hardware -----------------------------------------------------------------------------
 
 
-NUMERIC_FIELDS = [f.name for f in dataclasses.fields(Hardware) if f.name != "name"]
+#: The time terms a machine may not pay at all (issue 15): zero is their neutral value.
+TIME_TERMS = ["t_launch_s", "t_k_step_clk", "pipeline_overlap"]
+NUMERIC_FIELDS = [f.name for f in dataclasses.fields(Hardware) if f.name != "name" and f.name not in TIME_TERMS]
 
 
 class TestHardware:
@@ -224,6 +226,20 @@ class TestHardware:
     def test_non_positive_field(self, field, bad):
         with pytest.raises(ValueError, match=field):
             dataclasses.replace(H100_TC, **{field: bad})
+
+    @pytest.mark.parametrize("field", TIME_TERMS)
+    @pytest.mark.parametrize("bad", [-1e-9, float("inf"), float("nan")])
+    def test_time_terms_are_zero_or_positive_and_finite(self, field, bad):
+        with pytest.raises(ValueError, match=field):
+            dataclasses.replace(H100_TC, **{field: bad})
+
+    @pytest.mark.parametrize("field", TIME_TERMS)
+    def test_time_terms_may_be_zero(self, field):
+        assert getattr(dataclasses.replace(H100_TC, **{field: 0}), field) == 0.0
+
+    def test_overlap_is_a_fraction(self):
+        with pytest.raises(ValueError, match="pipeline_overlap must be at most 1"):
+            dataclasses.replace(H100_TC, pipeline_overlap=1.01)
 
     @pytest.mark.parametrize("bad", [True, "1", None, float("nan")])
     def test_non_number_field(self, bad):

@@ -39,6 +39,9 @@ _HW_FIELDS = {
     "bytes_per_element": ("每个元素（FP16）", "B", 1),
     "mem_latency_s": ("访存延迟", "ns", 1e-9),
     "l2_partitions": ("L2 分几段", "段", 1),
+    "t_launch_s": ("启动和序幕（每个内核一次）", "µs", 1e-6),
+    "t_k_step_clk": ("每个 k 步藏不住的开销", "拍", 1),
+    "pipeline_overlap": ("流水线藏住其余各项的比例", "比例", 1),
     "launch_rules": ("启动规则", "", None),
 }
 

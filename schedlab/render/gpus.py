@@ -10,9 +10,16 @@ from schedlab.render.appendix import hardware_table
 from schedlab.render.labels import fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
 from schedlab.studies.gpus import HardwareTransfer
-from schedlab.studies.published import PublishedComparison
+from schedlab.studies.published import TIME_PARTS, PublishedComparison, RangeComparison
 
-__all__ = ["profiles_table", "profile_sources_table", "hardware_transfer_table", "published_table"]
+__all__ = [
+    "profiles_table",
+    "profile_sources_table",
+    "hardware_transfer_table",
+    "published_table",
+    "range_table",
+    "time_parts_table",
+]
 
 #: The numbers that tell the GPUs apart: (Chinese label, unit, the value of a machine as a string).
 _KEY_NUMBERS = (
@@ -36,7 +43,7 @@ def profiles_table(gpus=tuple(PROFILES)) -> Table:
     >>> t.headers
     ('参数', '单位', 'h100-lecture', 'h100-sxm', 'a100-sxm4', 'h200-sxm')
     >>> t.rows[2]
-    ('Tensor Core 峰值（稠密 FP16）', 'TFLOPS', '989', '794', '312', '794')
+    ('Tensor Core 峰值（稠密 FP16）', 'TFLOPS', '989', '794', '271', '794')
     """
     machines = [resolve_gpu(g) for g in gpus]
     rows = [(label, unit, *(value(hw) for _name, hw in machines)) for label, unit, value in _KEY_NUMBERS]
@@ -68,7 +75,7 @@ def hardware_transfer_table(transfer: HardwareTransfer) -> Table:
     >>> from schedlab.studies.gpus import hardware_transfer
     >>> t = hardware_transfer_table(hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"]))
     >>> t.rows[1]
-    ('a100-sxm4', '(128, 128, 32, 4, 4, 1)', '290', '1.23', '1.00')
+    ('a100-sxm4', '(256, 128, 128, 8, 2, 1)', '216', '1.00', '1.00')
     """
     rows = []
     for i, (gpu, cfg) in enumerate(zip(transfer.gpus, transfer.optima)):
@@ -96,3 +103,62 @@ def published_table(comparison: PublishedComparison) -> Table:
         rows.append((fmt_shape(shape), *measured, *(fmt_tflops(x) for x in comparison.predicted_tflops[i])))
     headers = ("形状 M×N×K", *(f"{lib} 实测" for lib in comparison.libraries), *(f"{g} 模型" for g in comparison.gpus))
     return Table("H100 上发表的 GEMM 实测（TFLOPS）和两套参数的模型最优", headers, rows)
+
+
+def range_table(comparison: RangeComparison) -> Table:
+    """Each published summary (lowest, median, highest TFLOP/s) beside the model's on the same kind of shapes.
+
+    Examples
+    --------
+    >>> from schedlab.studies.published import range_comparison
+    >>> t = range_table(range_comparison(shapes=[(4096, 4096, 4096)]))
+    >>> t.headers[:3], t.rows[0][:4]
+    (('GPU（模型）', '实测', '形状'), ('h100-sxm', 'Triton', 'M, N, K ≥ 2048', '30'))
+    """
+    rows = []
+    for i, r in enumerate(comparison.ranges):
+        low, median, high = comparison.predicted_summary(i)
+        rows.append(
+            (
+                r.profile,
+                r.library,
+                r.condition,
+                str(r.shapes),
+                f"{fmt_tflops(r.low)}–{fmt_tflops(r.high)}",
+                fmt_tflops(r.median),
+                str(len(comparison.shapes)),
+                f"{fmt_tflops(low)}–{fmt_tflops(high)}",
+                fmt_tflops(median),
+            )
+        )
+    headers = (
+        "GPU（模型）",
+        "实测",
+        "形状",
+        "实测形状数",
+        "实测范围",
+        "实测中位数",
+        "模型形状数",
+        "模型范围",
+        "模型中位数",
+    )
+    return Table("大 GEMM：实测最优配置的 TFLOPS 和模型最优的 TFLOPS", headers, rows)
+
+
+def time_parts_table(cases) -> Table:
+    """Where each predicted time goes: one row per ``(label, shape, config, parts)``, parts from
+    :func:`schedlab.studies.published.time_parts`, in µs, with their sum.
+
+    Examples
+    --------
+    >>> from schedlab.core.space import GemmConfig
+    >>> parts = dict.fromkeys(TIME_PARTS, 1e-6)
+    >>> time_parts_table([("h100-sxm", (16, 4096, 4096), GemmConfig(16, 16, 64, 1, 4, 1), parts)]).rows[0][-1]
+    '5.00'
+    """
+    rows = []
+    for label, shape, cfg, parts in cases:
+        cells = tuple(f"{parts[name] * 1e6:.2f}" for name in TIME_PARTS)
+        rows.append((label, fmt_shape(shape), fmt_config(cfg), *cells, f"{sum(parts.values()) * 1e6:.2f}"))
+    headers = ("GPU", "形状 M×N×K", "最优配置", *(f"{name}（µs）" for name in TIME_PARTS.values()), "合计（µs）")
+    return Table("模型的时间花在哪里：各项依次加上去", headers, rows)

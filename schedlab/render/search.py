@@ -154,7 +154,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
     >>> t.headers
     ('局部最优 (BM, BN, BK, warps, stages, GROUP_M)', '时间 / 最优', '停在这里的次数')
     >>> t.rows
-    (('(256, 32, 32, 2, 3, 8)', '2.74', '6'),)
+    (('(256, 64, 16, 4, 5, 8)', '1.53', '4'),)
     """
     if not isinstance(local_optima, LocalOptima):
         raise ValueError(

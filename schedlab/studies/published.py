@@ -1,12 +1,15 @@
-"""Published GEMM throughputs measured on real H100s, each with its source, to set beside the model.
+"""Published GEMM throughputs measured on real GPUs, each with its source, to set beside the model.
 
 These are other people's measurements, copied from where they were published (the source names
-the page); :func:`published_comparison` sets the model's predictions beside them. The model page sets the ``h100-lecture`` and ``h100-sxm``
-profiles' predictions beside them.
+the page): single shapes (:data:`H100_MEASUREMENTS`, :func:`published_comparison`) and summaries of
+many measured shapes (:data:`TRITON_LARGE_GEMMS`, :func:`range_comparison`). :func:`time_parts`
+splits one predicted time into the terms that explain how far it is from an ideal kernel's.
+The model page (模型与实测) sets every calibrated profile beside them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -14,9 +17,23 @@ import numpy as np
 
 from schedlab.core.hardware import resolve_gpu
 from schedlab.core.landscape import landscape
-from schedlab.core.space import as_mnk, check_sequence
+from schedlab.core.model import explain, gemm_time
+from schedlab.core.shapes import llm_shapes
+from schedlab.core.space import GemmConfig, as_mnk, check_sequence
 
-__all__ = ["Measurement", "H100_MEASUREMENTS", "PublishedComparison", "published_comparison"]
+__all__ = [
+    "Measurement",
+    "H100_MEASUREMENTS",
+    "PublishedComparison",
+    "published_comparison",
+    "MeasuredRange",
+    "TRITON_LARGE_GEMMS",
+    "LARGE_SHAPES",
+    "RangeComparison",
+    "range_comparison",
+    "TIME_PARTS",
+    "time_parts",
+]
 
 
 class Measurement(NamedTuple):
@@ -110,3 +127,123 @@ def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -
         predicted_tflops=predicted,
         sources=sources,
     )
+
+
+# --- summaries of many measured shapes ----------------------------------------------------------
+
+
+class MeasuredRange(NamedTuple):
+    """A published summary of measurements on many shapes: the best measured configuration's TFLOP/s,
+    its lowest, median and highest over ``shapes`` problems, on the GPU a profile models."""
+
+    profile: str
+    library: str
+    low: float
+    median: float
+    high: float
+    shapes: int
+    condition: str
+    source: str
+
+
+_ISSUE15 = (
+    "schedlab issue 15 (2026), reporting a held-back check: real Triton FP16/BF16 matmul timings from "
+    "production workloads (GROUP_M 8, Inductor's mm configurations, 17-29 measured per problem); the best "
+    "measured configuration of each problem whose dimensions are all at least 2048"
+)
+
+#: Measured Triton throughput of large GEMMs (every dimension at least 2048) as issue 15 reports it.
+TRITON_LARGE_GEMMS = (
+    MeasuredRange("h100-sxm", "Triton", 517.0, 595.0, 634.0, 30, "M, N, K ≥ 2048", _ISSUE15),
+    MeasuredRange("a100-sxm4", "Triton", 183.0, 226.0, 241.0, 258, "M, N, K ≥ 2048", _ISSUE15),
+)
+
+#: Large GEMMs to price beside them: the Llama-3-8B projections at 2048, 4096 and 8192 tokens
+#: (every dimension at least 2048; the measured problems themselves are not published).
+LARGE_SHAPES = tuple(s.mnk for s in llm_shapes((2048, 4096, 8192)))
+
+
+@dataclass(frozen=True)
+class RangeComparison:
+    """Each summary beside the model: ``predicted_tflops[i]`` holds the best TFLOP/s of profile
+    ``ranges[i].profile`` on every shape of ``shapes``."""
+
+    ranges: tuple[MeasuredRange, ...]
+    shapes: tuple[tuple[int, int, int], ...]
+    predicted_tflops: np.ndarray
+
+    def predicted_summary(self, i: int) -> tuple[float, float, float]:
+        """The lowest, median and highest predicted TFLOP/s beside ``ranges[i]``."""
+        x = self.predicted_tflops[i]
+        return float(x.min()), float(np.median(x)), float(x.max())
+
+
+def range_comparison(ranges=TRITON_LARGE_GEMMS, shapes=LARGE_SHAPES) -> RangeComparison:
+    """Price ``shapes`` on each range's profile, its best configuration per shape.
+
+    Examples
+    --------
+    >>> c = range_comparison(shapes=[(4096, 4096, 4096)])
+    >>> [r.profile for r in c.ranges], c.predicted_tflops.shape
+    (['h100-sxm', 'a100-sxm4'], (2, 1))
+    """
+    ranges = check_sequence(ranges, "ranges", "schedlab.studies.published.MeasuredRange")
+    if not ranges or not all(isinstance(r, MeasuredRange) for r in ranges):
+        raise ValueError("ranges must be a non-empty sequence of schedlab.studies.published.MeasuredRange")
+    mnk = tuple(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)"))
+    if not mnk:
+        raise ValueError("shapes must hold at least one (M, N, K)")
+    predicted = np.array([[landscape(s, resolve_gpu(r.profile)[1]).best_tflops for s in mnk] for r in ranges])
+    return RangeComparison(ranges=tuple(ranges), shapes=mnk, predicted_tflops=predicted)
+
+
+# --- where one predicted time goes ----------------------------------------------------------------
+
+#: The parts :func:`time_parts` splits a time into, in order, with Chinese names.
+TIME_PARTS = {
+    "launch_s": "启动和序幕",
+    "fill_epilogue_s": "填充和收尾",
+    "steps_s": "k 步（最慢的资源）",
+    "k_step_clocks_s": "每步藏不住的开销",
+    "overlap_loss_s": "流水线没藏住的",
+}
+
+
+def time_parts(cfg: GemmConfig, shape, gpu) -> dict[str, float]:
+    """Split ``cfg``'s model time on ``shape`` into :data:`TIME_PARTS` (seconds), which sum to it.
+
+    Each part is what one term adds, priced by the model itself with the terms switched on one by
+    one: ``launch_s`` is ``hw.t_launch_s``; ``steps_s`` and ``fill_epilogue_s`` split the time of
+    an ideal kernel (no launch, no unhidden clocks, perfect overlap) into its k-steps (the slowest
+    resource of each, or the L2 or HBM queue) and its fills and epilogues; ``k_step_clocks_s`` is
+    what ``hw.t_k_step_clk`` adds to that, ``overlap_loss_s`` what ``hw.pipeline_overlap`` adds then.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import H100_SXM
+    >>> cfg = GemmConfig(128, 256, 64, 8, 3, 1)
+    >>> parts = time_parts(cfg, (4096, 4096, 4096), "h100-sxm")
+    >>> list(parts) == list(TIME_PARTS)
+    True
+    >>> bool(abs(sum(parts.values()) - gemm_time(cfg, 4096, 4096, 4096, H100_SXM)) < 1e-12)
+    True
+    >>> round(parts["launch_s"] * 1e6, 1)
+    7.1
+    """
+    _label, hw = resolve_gpu(gpu)
+    M, N, K = as_mnk(shape)
+    ideal = dataclasses.replace(hw, t_launch_s=0.0, t_k_step_clk=0.0, pipeline_overlap=1.0)
+    clocks = dataclasses.replace(ideal, t_k_step_clk=hw.t_k_step_clk)
+    overlap = dataclasses.replace(clocks, pipeline_overlap=hw.pipeline_overlap)
+    t_ideal, t_clocks, t_overlap = (gemm_time(cfg, M, N, K, h) for h in (ideal, clocks, overlap))
+    if not np.isfinite(t_ideal):
+        raise ValueError(f"config {cfg.as_tuple()} cannot launch on {hw.name}")
+    b = explain(cfg, M, N, K, ideal)
+    fill_epilogue_s = b.fill_s + b.epilogue_s
+    return {
+        "launch_s": gemm_time(cfg, M, N, K, hw) - t_overlap,
+        "fill_epilogue_s": fill_epilogue_s,
+        "steps_s": t_ideal - fill_epilogue_s,
+        "k_step_clocks_s": t_clocks - t_ideal,
+        "overlap_loss_s": t_overlap - t_clocks,
+    }

@@ -26,10 +26,10 @@ T_min / log alpha``) while it starts at ``T = 0.1``, so with ``max_fevals = 300`
 integer position in its ``SPACE`` values (``suggest_int``, so a sampler can use the order;
 CMA-ES needs it), the objective is log(measured time). A proposal that cannot launch is
 told as failed (no measurement, no information); one measured before is told its cached
-value for free. TPE starts from :data:`TPE_STARTUP_TRIALS` random proposals (Optuna's default,
-``n_startup_trials = 10``, stated; half the rules' :data:`~schedlab.studies.search.INITIAL_SAMPLES`,
-shown beside its results). Optuna samplers propose repeats freely (a converged CMA-ES or TPE
-proposes the same few configurations again and again), so a run stops after
+value for free. TPE starts from :data:`TPE_STARTUP_TRIALS` random proposals: the rules'
+:data:`~schedlab.studies.search.INITIAL_SAMPLES`, not Optuna's default ``n_startup_trials = 10``.
+Optuna samplers propose repeats freely (a converged CMA-ES or TPE proposes the same few
+configurations again and again), so a run stops after
 ``OPTUNA_ASKS_PER_MEASUREMENT * budget`` proposals even if the budget is not spent: how many
 measurements each run used is part of its record (:meth:`TunerRuns.used`).
 (Optuna's GP sampler needs PyTorch, not a dependency here.)
@@ -239,10 +239,9 @@ def kernel_tuner_options(strategy: str, budget: int) -> dict:
     return {"max_fevals": budget}
 
 
-#: Optuna TPE's random starting proposals: its default, 10, stated. Fewer than the rules'
-#: ``INITIAL_SAMPLES`` (20): its recorded runs (about 17 s each) were not re-recorded with 20, so the
-#: search page shows each tuner's number of starting samples beside its results.
-TPE_STARTUP_TRIALS = 10
+#: Optuna TPE's random starting proposals: the rules' ``INITIAL_SAMPLES`` like every tuner that starts
+#: from random samples (Optuna's own default, ``n_startup_trials = 10``, would give it half as many).
+TPE_STARTUP_TRIALS = INITIAL_SAMPLES
 
 
 def optuna_sampler_options(sampler: str) -> dict:
@@ -251,7 +250,7 @@ def optuna_sampler_options(sampler: str) -> dict:
     Examples
     --------
     >>> optuna_sampler_options("tpe"), optuna_sampler_options("cmaes")
-    ({'n_startup_trials': 10}, {})
+    ({'n_startup_trials': 20}, {})
     """
     if sampler not in OPTUNA_SAMPLERS:
         raise ValueError(f"sampler must be one of {OPTUNA_SAMPLERS}, got {sampler!r}")

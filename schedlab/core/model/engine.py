@@ -297,7 +297,8 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
     waves, k_steps = chip["waves"][..., g.base_of], chip["k_steps"][..., g.base_of]
     t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
     bound_s = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
-    t_step_s = step_time(bound_s, arr[:, 4], chip["t_latency_s"][g.base_of], hw)
+    sum_s = chip["on_chip_sum_s"][..., g.base_of] + t_hbm_step_s  # and the sum of its terms
+    t_step_s = step_time(bound_s, sum_s, arr[:, 4], chip["t_latency_s"][g.base_of], hw)
     extra = {"t_hbm_s": t_hbm_step_s, "t_step_s": t_step_s, "bytes_hbm": bytes_hbm}
     out.update((name, extra[name]) for name in names if name in extra)
     return out

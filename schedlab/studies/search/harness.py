@@ -12,9 +12,9 @@ replay each trace through a Measurer):
 - a configuration already measured is never charged again (the tuner caches results);
 - measurement ``k`` is refused once ``k`` exceeds the budget;
 - a tuner that fits a model to its measurements starts from :data:`INITIAL_SAMPLES` random ones:
-  Kernel Tuner's ``bayes_opt`` and model-guided search (whose own default, ``MG_INITIAL``, is shown
-  beside it where the page compares); Optuna's TPE keeps its default of 10, stated
-  (:data:`schedlab.studies.tuners.TPE_STARTUP_TRIALS`) and shown beside its results;
+  Kernel Tuner's ``bayes_opt``, Optuna's TPE (:data:`schedlab.studies.tuners.TPE_STARTUP_TRIALS`,
+  not its default of 10) and model-guided search (whose own default, ``MG_INITIAL``, is shown
+  beside it where the page compares);
 - a run that stops before its budget is spent (a tuner's own stopping rule) is reported with
   the measurements it used (:func:`measurements_used`), never silently as a shorter budget.
 
