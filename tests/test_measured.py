@@ -356,6 +356,26 @@ def test_recorded_runs_replay_the_live_runs(tmp_path, synthetic):
         recorded_cores(back, other)
 
 
+def test_recorded_runs_keep_their_rules_and_are_refused_under_other_options(tmp_path, synthetic):
+    """A run recorded when TPE started from Optuna's 10 samples is not replayed as if it started from 20."""
+    import dataclasses
+    import json
+
+    from schedlab.studies.tuners import rules_record
+
+    runs = record_runs(synthetic, ["kt_random_sample", "optuna_tpe"], seeds=range(1), budget=10)
+    assert load_runs(runs.save(tmp_path / "runs.npz")).rules == rules_record(10)
+    rules = json.loads(runs.rules)
+    rules["optuna"]["tpe"]["n_startup_trials"] = 10
+    older = dataclasses.replace(runs, rules=json.dumps(rules))
+    c = measured_context(synthetic)
+    fac = repeat_factors(synthetic, 0)[None, :]
+    cores = recorded_cores(older, synthetic)
+    run_seeds(cores["kt_random_sample"], c, (0,), 10, fac)  # its options did not change
+    with pytest.raises(ValueError, match="optuna_tpe .* other options than the rules give it now"):
+        run_seeds(cores["optuna_tpe"], c, (0,), 10, fac)
+
+
 def test_cli_measured_runs_the_study_on_any_cache_and_writes_the_compact_copy(tmp_path):
     cache = write_cache(synthetic_cache(4), tmp_path / "mine.json.gz", compress=True)
     out = subprocess.run(

@@ -48,7 +48,15 @@ from schedlab.studies.search import (
     search_context,
 )
 from schedlab.studies.search.features import grid_tables
-from schedlab.studies.tuners import BOOK_DATA, TUNERS, kernel_tuner_order, optuna_order, versions
+from schedlab.studies.tuners import (
+    BOOK_DATA,
+    TUNERS,
+    kernel_tuner_order,
+    optuna_order,
+    recorded_options,
+    rules_record,
+    versions,
+)
 
 __all__ = [
     "BOOK_MEASURED",
@@ -379,12 +387,13 @@ class MeasuredRuns:
     budget: int
     versions: str
     orders: np.ndarray = field(repr=False)
+    rules: str = ""  # every tuner's options under the rules (tuners.rules_record); "" in runs recorded before it was
 
     def save(self, path) -> Path:
         """Write the runs as an ``.npz`` to ``path``, whole or not at all."""
         from schedlab.core.files import write_atomically
 
-        fields = {k: getattr(self, k) for k in ("landscape", "digest", "budget", "versions", "orders")}
+        fields = {k: getattr(self, k) for k in ("landscape", "digest", "budget", "versions", "orders", "rules")}
         return write_atomically(
             path, lambda f: np.savez_compressed(f, names=np.array(self.names), seeds=np.array(self.seeds), **fields)
         )
@@ -401,6 +410,7 @@ def load_runs(path) -> MeasuredRuns:
             budget=int(f["budget"]),
             versions=str(f["versions"]),
             orders=f["orders"].astype(np.int64),
+            rules=str(f["rules"]) if "rules" in f else "",
         )
 
 
@@ -424,7 +434,9 @@ def record_runs(
             orders[j, k] = order[0]
             if progress is not None:
                 progress(j * len(seeds) + k + 1, len(names) * len(seeds), f"{name} seed {seed}")
-    return MeasuredRuns(measured.source, _digest(measured), names, seeds, budget, versions(), orders)
+    return MeasuredRuns(
+        measured.source, _digest(measured), names, seeds, budget, versions(), orders, rules_record(budget)
+    )
 
 
 def recorded_cores(runs: MeasuredRuns, measured: MeasuredLandscape) -> dict:
@@ -438,6 +450,11 @@ def recorded_cores(runs: MeasuredRuns, measured: MeasuredLandscape) -> dict:
 
     def make(name):
         def core(context, seeds, budget, factors, **_):
+            if recorded_options(runs.rules, runs.budget, name) != recorded_options(rules_record(budget), budget, name):
+                raise ValueError(
+                    f"{name} on {measured.source}: runs were recorded with other options than the rules give it now "
+                    "(schedlab.studies.tuners.rules_record); re-record them with: python -m schedlab measured-tuners"
+                )
             if not set(seeds) <= set(runs.seeds) or budget != runs.budget:
                 raise ValueError(
                     f"{name} on {measured.source} with seeds {seeds[0]}..{seeds[-1]} and budget {budget} was not "

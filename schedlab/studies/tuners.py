@@ -102,6 +102,7 @@ __all__ = [
     "load_runs",
     "tuner_core",
     "recorded_cores",
+    "recorded_options",
     "hardware_fields",
     "versions",
     "BOOK_DATA",
@@ -569,7 +570,9 @@ def update_runs(old: TunerRuns, new: TunerRuns) -> TunerRuns:
         raise ValueError(f"runs to update must agree on {', '.join(differ)}; record all of them again")
     kept = [name for name in old.names if name not in new.names]
     changed = [
-        name for name in kept if _options_in(old.rules, old.budget, name) != _options_in(new.rules, new.budget, name)
+        name
+        for name in kept
+        if recorded_options(old.rules, old.budget, name) != recorded_options(new.rules, new.budget, name)
     ]
     if changed:
         raise ValueError(f"{', '.join(changed)} ran under other options in the old runs; record them again too")
@@ -583,8 +586,11 @@ def update_runs(old: TunerRuns, new: TunerRuns) -> TunerRuns:
 _LIBRARY_DEFAULTS = {"kt_bayes_opt": {"popsize": 20}, "optuna_tpe": {"n_startup_trials": 10}}
 
 
-def _options_in(rules: str, budget: int, name: str) -> dict:
-    """The options ``name`` effectively runs with under ``rules`` (a :func:`rules_record`): defaults, then the rules.
+def recorded_options(rules: str, budget: int, name: str) -> dict:
+    """The options ``name`` effectively ran with under ``rules`` (a :func:`rules_record`): defaults, then the rules.
+
+    Replays compare it with ``recorded_options(rules_record(budget), budget, name)``, the options the
+    rules give today: runs made under other options must be recorded again.
 
     Runs recorded before the rules were (``rules == ""``) ran every tuner with its defaults and
     ``max_fevals = budget`` (Kernel Tuner).
@@ -675,7 +681,7 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
                 if other_machine == "raise":
                     raise ValueError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
-            if r is not None and _options_in(r.rules, r.budget, name) != _options_in(
+            if r is not None and recorded_options(r.rules, r.budget, name) != recorded_options(
                 rules_record(budget), budget, name
             ):
                 raise ValueError(
