@@ -99,7 +99,7 @@ def measured_trials_table(comparisons, labels=None) -> Table:
             rows.append((strategy_label(s), fmt_whole(len(c.seeds)), *cells))
     headers = ("策略", "种子") + tuple(h for name in first.names for h in (labels.get(name, name), "到达"))
     title = (
-        f"测多少次，相信的最优才真的在 {fmt_percent(first.factor - 1)} 以内：中位数 [95% 自助法区间] 和到达比例"
+        f"测多少次，相信的最优才真的在 {fmt_percent(first.factor - 1)} 以内：中位数 [95% 自助法区间] 和到达比例 "
         "[95% 精确区间（Clopper–Pearson）]"
         f"（预算 {first.budget}；{MISSING} 表示过半的种子预算内没到）"
     )
