@@ -337,6 +337,111 @@ def test_the_clip_check_sees_a_cut_table(open_page):
     assert tab.evaluate(CLIPPED_JS, True)
 
 
+#: Each exercise solution as laid out: how many blocks its body has, how many of them show (height, visible,
+#: not transparent), and whether its fold button shows.
+SOLUTIONS_JS = """
+() => [...document.querySelectorAll("article div.solution")].map((solution) => {
+  const title = solution.querySelector(":scope > .admonition-title");
+  const body = [...solution.children].filter((c) => c !== title);
+  const shows = (el) => { const s = getComputedStyle(el);
+    return el.getBoundingClientRect().height > 0 && s.visibility === "visible" && Number(s.opacity) > 0; };
+  const button = title.querySelector("button.toggle-button");
+  return {title: title.innerText.trim(), body: body.length, shown: body.filter(shows).length,
+          button: !!button && button.getClientRects().length > 0};
+})
+"""
+
+
+@pytest.mark.parametrize("page", SOLUTION_PAGES)
+def test_solutions_print_open(open_page, page):
+    """On paper every solution prints with its content (an instructor prints the lecture), without the fold
+    button and its hint; on the same page on screen the check sees them folded, so it can tell the two apart."""
+    tab = open_page(f"{page}.html", width=PRINT_WIDTH_PX)
+    on_screen = tab.evaluate(SOLUTIONS_JS)
+    assert on_screen and all(s["body"] for s in on_screen), f"{page}: a solution without a body: {on_screen}"
+    assert not [s["title"] for s in on_screen if s["shown"]], f"{page}: solutions not folded on screen: {on_screen}"
+    tab.emulate_media(media="print")
+    printed = tab.evaluate(SOLUTIONS_JS)
+    folded = [s["title"] for s in printed if s["shown"] < s["body"]]
+    assert not folded, f"{page}: solutions printed folded, their content hidden: {folded}"
+    assert not [s["title"] for s in printed if s["button"]], f"{page}: the fold button prints: {printed}"
+
+
+#: Numbers in table cells laid out over two lines ("98% [89, 1" / "00]"). A number is a run of digits with its
+#: decimal point or comma, a trailing % and a leading minus that follows a space or bracket (in "750-800" the
+#: hyphen is a range's, and a line may break after it). The run is split when a piece of it starts at or
+#: below the first piece's bottom.
+SPLIT_NUMBERS_JS = """
+() => {
+  const split = [];
+  for (const cell of document.querySelectorAll("article table :is(td, th)")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/(?:(?<=^|[\\s(\\[])[-−])?\\d+(?:[.,]\\d+)*%?/gu)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const pieces = [...range.getClientRects()].filter((r) => r.width > 0);
+        if (pieces.some((r) => r.top >= pieces[0].bottom - 1)) split.push(`${m[0]} in "${cell.innerText.trim().slice(0, 40)}"`);
+      }
+    }
+  }
+  return split;
+}
+"""
+
+
+@pytest.mark.parametrize("page", TABLE_PAGES)
+def test_no_number_splits_across_lines_in_print(open_page, page):
+    """On paper a table cell may wrap between words, never inside a number (the print rule once let every
+    cell break anywhere: "98% [89, 1" / "00]", "328" / "9")."""
+    tab = open_page(f"{page}.html", width=PRINT_WIDTH_PX)
+    tab.emulate_media(media="print")
+    split = tab.evaluate(SPLIT_NUMBERS_JS)
+    assert not split, f"{page}: numbers split across lines in print: {split[:10]}"
+
+
+def test_the_number_check_sees_a_split_number(open_page):
+    """The check above can fail: a number in a cell too narrow for it, allowed to break anywhere, is reported."""
+    tab = open_page("measured.html", width=PRINT_WIDTH_PX)
+    tab.evaluate(
+        """() => { const d = document.createElement("div");
+        d.innerHTML = "<table><tr><td style='width: 3ch; overflow-wrap: anywhere'>98%\\u00a0[89,\\u00a0100]</td></tr></table>";
+        document.querySelector("article").append(d); }"""
+    )
+    tab.emulate_media(media="print")
+    assert tab.evaluate(SPLIT_NUMBERS_JS)
+
+
+#: Inline-code words in prose laid out over two lines although narrower than their line: "--gpu" shown as
+#: "-" / "-gpu" reads as another option. A word wider than its line may wrap (it cannot fit otherwise).
+SPLIT_CODE_JS = """
+() => {
+  const split = [];
+  for (const code of document.querySelectorAll("article :is(p, li) code.literal")) {
+    const line = code.closest("p, li").clientWidth;
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\\S+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+        const pieces = [...range.getClientRects()].filter((r) => r.width > 0);
+        const width = pieces.reduce((sum, r) => sum + r.width, 0);
+        if (pieces.some((r) => r.top >= pieces[0].bottom - 1) && width <= line) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}
+"""
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_inline_code_words_stay_whole_on_a_phone(open_page, page):
+    tab = open_page(f"{page}.html", width=PHONE_WIDTH_PX)
+    split = tab.evaluate(SPLIT_CODE_JS)
+    assert not split, f"{page}: inline code split across lines at {PHONE_WIDTH_PX} px: {split}"
+
+
 IMAGES_JS = """
 () => [...document.querySelectorAll("article .cell_output img")].map((img) => ({src: img.getAttribute("src"),
   natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))
