@@ -404,8 +404,8 @@ def test_the_number_check_sees_a_split_number(open_page):
     """The check above can fail: a number in a cell too narrow for it, allowed to break anywhere, is reported."""
     tab = open_page("measured.html", width=PRINT_WIDTH_PX)
     tab.evaluate(
-        """() => { const d = document.createElement("div");
-        d.innerHTML = "<table><tr><td style='width: 3ch; overflow-wrap: anywhere'>98%\\u00a0[89,\\u00a0100]</td></tr></table>";
+        """() => { const d = document.createElement("div"); d.style.width = "3ch";
+        d.innerHTML = "<table><tr><td style='overflow-wrap: anywhere'>98%\\u00a0[89,\\u00a0100]</td></tr></table>";
         document.querySelector("article").append(d); }"""
     )
     tab.emulate_media(media="print")
