@@ -193,16 +193,17 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
     ax.text(
         x_hi / 1.15, peak * 1.12, f"Tensor Core 峰值 {peak:.0f} TFLOPS", ha="right", va="bottom", fontsize=9, bbox=paper
     )
-    # the HBM label lies along its roof, low on it (left of every point): its direction in data units is (1, bw)
-    x_bw = max(x_lo * 1.2, y_lo / bw * 1.3)
+    # the HBM label lies along its roof, low on it (left of every point), lifted by a factor: at
+    # (x, lift bw x) the direction (1, lift bw) in data units runs parallel to the roof on log axes
+    x_bw, lift = max(x_lo * 1.2, y_lo / bw * 1.3), 1.4
     ax.text(
         x_bw,
-        bw * x_bw * 1.4,
+        lift * bw * x_bw,
         f"HBM {hw.hbm_bw_bytes_per_s / 1e12:.2f} TB/s",
         ha="left",
         va="bottom",
         fontsize=9,
-        rotation=np.degrees(np.arctan2(bw, 1.0)),
+        rotation=np.degrees(np.arctan2(lift * bw, 1.0)),
         transform_rotates_text=True,
         rotation_mode="anchor",
     )
