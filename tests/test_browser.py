@@ -211,7 +211,8 @@ def test_phone_layout_keeps_tables_readable(open_page, page):
 
 FIGURES_JS = """
 () => [...document.querySelectorAll("article figure")].map((fig) => {
-  const img = fig.querySelector("img"), cap = fig.querySelector("figcaption");
+  // an interactive figure's static twin (img.schedlab-print-twin) is shown on paper only: not the figure's image
+  const img = fig.querySelector("img:not(.schedlab-print-twin)"), cap = fig.querySelector("figcaption");
   const number = cap.querySelector(".caption-number");
   const caption = cap.innerText.replace(number ? number.innerText : "", "").replace(/\\s+/g, " ").trim();
   const weight = Number(getComputedStyle(cap.querySelector("p") || cap).fontWeight);
@@ -338,7 +339,7 @@ def test_the_clip_check_sees_a_cut_table(open_page):
 
 
 IMAGES_JS = """
-() => [...document.querySelectorAll("article .cell_output img")].map((img) => ({src: img.getAttribute("src"),
+() => [...document.querySelectorAll("article .cell_output img:not(.schedlab-print-twin)")].map((img) => ({src: img.getAttribute("src"),
   natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))
 """
 
@@ -365,6 +366,22 @@ def test_figure_text_is_legible_on_a_phone(open_page, built_site, page):
 
 #: Pages with an interactive Plotly figure, and a knob value its hover must name.
 PLOTLY_PAGES = ("landscape", "shapes")
+
+
+@pytest.mark.parametrize("page", PLOTLY_PAGES)
+def test_interactive_figure_prints_as_its_static_twin(open_page, page):
+    """On screen the Plotly figure and not its twin; on paper the twin, whole, and not the Plotly figure."""
+    tab = open_page(f"{page}.html")
+    shown = """() => [...document.querySelectorAll("article .schedlab-explorer, article img.schedlab-print-twin")].map(
+      (e) => ({twin: e.tagName === "IMG", width: e.getBoundingClientRect().width, complete: e.tagName !== "IMG" || e.complete,
+               natural: e.naturalWidth || 0}))"""
+    screen = tab.evaluate(shown)
+    assert screen and any(e["twin"] for e in screen), f"{page}: no interactive figure with a static twin"
+    assert all((e["width"] > 0) != e["twin"] for e in screen), f"{page}: on screen {screen}"
+    tab.emulate_media(media="print")
+    paper = tab.evaluate(shown)
+    assert all((e["width"] > 0) == e["twin"] for e in paper), f"{page}: on paper {paper}"
+    assert all(e["natural"] > 0 for e in paper if e["twin"]), f"{page}: a twin image did not load: {paper}"
 
 
 @pytest.mark.parametrize("page", PLOTLY_PAGES)

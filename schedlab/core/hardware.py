@@ -33,6 +33,7 @@ __all__ = [
     "H200_SXM",
     "PROFILES",
     "PROFILE_SOURCES",
+    "SOURCE_KEYS",
     "DEFAULT_PROFILE",
     "profile",
     "KiB",
@@ -283,26 +284,28 @@ H100_TC = Hardware(
 )
 
 # --- more GPUs ----------------------------------------------------------------------------------
-# Sources named below, as short keys:
-#   [H100-WP]  NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)
-#   [A100-WP]  NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)
-#   [H200-DS]  NVIDIA H200 Tensor Core GPU datasheet (2024)
-#   [A100-DS]  NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM4)
-#   [CUDA-PG]  CUDA C++ Programming Guide, table of features per compute capability
-#   [MAMF]     S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md, table
-#              "Maximum Achievable Matmul FLOPS": BF16 torch.matmul (cuBLAS), mean of 100 runs
-#              after 50 warm-ups, best shape of a brute-force search: H100 SXM 794.5 TFLOPS
-#              (torch 2.7.0+cu126), A100 SXM 271.2 TFLOPS (torch 2.6.0+cu126)
-#   [BENCH]    D. Ernst (NHR@FAU), github.com/te42kyfo/gpu-benches README: gpu-cache, gpu-l2-cache,
-#              gpu-latency and gpu-stream (the stream table is measured on an H100 PCIe, CUDA 11.7)
-#   [BENCH-DATA] the same repository's raw result files, by path and commit:
-#              gpu-l2-cache/h200.txt (3088b33; an H200, so measured 2024 or later),
-#              gpu-l2-cache/a100_80.txt (3088b33), cuda-stream/a100_80.txt (cdcc732),
-#              gpu-latency/h100_pcie.txt (a7dc559), cuda-latency/a100_80.txt (2f91588)
-#   [C&C-H100] Chips and Cheese, "Nvidia's H100: Funny L2, and Tons of Bandwidth" (2023-07-02)
-#   [TRITON]   triton-lang/triton issue #2339 (2023): on H100 the matmul tutorial "only uses GMMA"
-#              (wgmma, the warp-group instruction), answered by a Triton maintainer; the same thread
-#              times cuBLAS at 102.6 TFLOPS on 2048 x 512 x 512 (10.5 us)
+#: The short keys the profiles' sources (:data:`PROFILE_SOURCES`) cite, each -> its entry in the
+#: book's bibliography (``book/references.bib``, where title, version and link are given). A test
+#: checks that every key a source cites is here, every entry exists, and the GPU page lists them all.
+SOURCE_KEYS = MappingProxyType(
+    {
+        "H100-WP": "nvidia2022h100whitepaper",  # NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)
+        "A100-WP": "nvidia2020a100whitepaper",  # NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)
+        "H200-DS": "nvidiaH200datasheet",  # NVIDIA H200 Tensor Core GPU datasheet (2024)
+        "A100-DS": "nvidiaA100datasheet",  # NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM4)
+        "CUDA-PG": "nvidiaCudaGuide",  # CUDA C++ Programming Guide, features per compute capability
+        # S. Bekman, "Machine Learning Engineering", "Maximum Achievable Matmul FLOPS": BF16 torch.matmul
+        # (cuBLAS), best shape of a search: H100 SXM 794.5 TFLOPS (torch 2.7.0+cu126), A100 SXM 271.2
+        "MAMF": "bekman2024mamf",
+        "BENCH": "ernst2023gpubenches",  # D. Ernst, gpu-benches README (stream table: H100 PCIe, CUDA 11.7)
+        # gpu-benches raw results: gpu-l2-cache/h200.txt and a100_80.txt (3088b33), cuda-stream/a100_80.txt
+        # (cdcc732), gpu-latency/h100_pcie.txt (a7dc559), cuda-latency/a100_80.txt (2f91588)
+        "BENCH-DATA": "ernst2024gpubenchesdata",
+        "C&C-H100": "chipsandcheese2023h100",  # Chips and Cheese, "Nvidia's H100: Funny L2, ..." (2023-07-02)
+        # triton#2339 (2023): on H100 the tutorial "only uses GMMA" (wgmma); cuBLAS 102.6 TFLOPS on 2048x512x512
+        "TRITON": "triton2339",
+    }
+)
 
 #: L2 bandwidth [BENCH-DATA] measured on an H200 (GH100, 132 SMs, as the H100 SXM5): the median of
 #: gpu-l2-cache's rows with data sets of 8 to 40 MB (21 rows, 9.48 to 10.25 TB/s), where every
@@ -351,7 +354,8 @@ _H100_SXM_SOURCES = {
     "PCIe: per k-step one wait on the stage's data in shared memory and one barrier (taking a barrier "
     "as long as an L1 round trip is an assumption)",
     "pipeline_overlap": "Assumption, not measured: 0.9, chosen so that large GEMMs land near the medians of "
-    "measured Triton kernels reported in issue 15 (595 TFLOPS on the H100, 226 on the A100)",
+    "measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS on the H100, "
+    "226 on the A100; the model page, section 模型与实测)",
     "launch_rules": _TRITON_SM90_RULES,
 }
 

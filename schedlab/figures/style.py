@@ -337,7 +337,9 @@ class Interactive:
 
     A notebook output of both: ``text/html`` (the Plotly figure, without Plotly's JavaScript, which
     the site serves once; see ``conf.py``) and ``image/png`` (the twin). The HTML builder shows the
-    first, the LaTeX builder (which renders no HTML) the second, so the PDF keeps the figure.
+    first, the LaTeX builder (which renders no HTML) the second, so the PDF keeps the figure. The
+    HTML carries the twin too, as an image shown only on paper (``custom.css``: a printed web page
+    gets the static figure, not an interactive one it cannot use).
 
     Parameters
     ----------
@@ -355,18 +357,26 @@ class Interactive:
         self.plot = plot
         self.static = static
 
-    def to_html(self) -> str:
-        """The Plotly figure as a ``<div>`` and the script that draws it (``Plotly`` must be loaded first)."""
-        return self.plot.to_html(
+    def to_html(self, png_base64: str | None = None) -> str:
+        """The Plotly figure (a ``<div>`` and the script that draws it; ``Plotly`` must be loaded first).
+
+        With ``png_base64`` (the twin, base64-encoded), the figure sits in a ``div.schedlab-explorer``
+        followed by the twin as ``img.schedlab-print-twin``, which the stylesheet shows only in print.
+        """
+        plot = self.plot.to_html(
             include_plotlyjs=False,
             full_html=False,
             default_width="100%",
             config={"responsive": True, "displaylogo": False},
         )
+        if png_base64 is None:
+            return plot
+        twin = f'<img class="schedlab-print-twin" alt="" src="data:image/png;base64,{png_base64}">'
+        return f'<div class="schedlab-explorer">{plot}</div>{twin}'
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         png = base64.b64encode(self.static._repr_png_()).decode("ascii")
-        return {"text/html": self.to_html(), "image/png": png, "text/plain": repr(self)}
+        return {"text/html": self.to_html(png), "image/png": png, "text/plain": repr(self)}
 
     def __repr__(self) -> str:
         return f"<Interactive {type(self.plot).__name__} with a static twin>"

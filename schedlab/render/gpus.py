@@ -30,7 +30,10 @@ _KEY_NUMBERS = (
     ("L2 容量（分几段）", "MiB", lambda hw: f"{hw.l2_bytes / MiB:g}（{hw.l2_partitions} 段）"),
     ("L2 带宽", "TB/s", lambda hw: f"{hw.l2_bw_bytes_per_s / 1e12:.2f}"),
     ("HBM 带宽", "TB/s", lambda hw: f"{hw.hbm_bw_bytes_per_s / 1e12:.2f}"),
-    ("访存延迟", "ns", lambda hw: f"{hw.mem_latency_s * 1e9:g}"),
+    ("访存延迟", "ns", lambda hw: f"{hw.mem_latency_s * 1e9:.4g}"),
+    ("启动开销", "µs", lambda hw: f"{hw.t_launch_s * 1e6:g}"),
+    ("每个 k 步的固定开销", "拍", lambda hw: f"{hw.t_k_step_clk:g}"),
+    ("流水线藏住的比例", "", lambda hw: f"{hw.pipeline_overlap:g}"),
 )
 
 

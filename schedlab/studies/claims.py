@@ -151,8 +151,13 @@ def seed_claims(hw: Hardware | None = None) -> tuple[Claim, ...]:
             "C8",
             "块小一号慢 1.5–3 倍；stages 1 → 4：3.67 → 1.00，5 级不再变好",
             "1.45–3×；3.67× ± 10%；st5 = st4；BK=128 放不下",
-            f"{min(smaller):.2f}–{max(smaller):.2f}×；{st[1]:.2f} → {st[4]:.2f}，5 级 {st[5]:.2f}",
+            f"{min(smaller):.2f}–{max(smaller):.2f}×；{_ratio(st[1])} → {_ratio(st[4])}，5 级 {_ratio(st[5])}",
             bool(holds),
         )
     )
     return tuple(claims)
+
+
+def _ratio(x: float) -> str:
+    """A time ratio as the claims table writes it: two decimals, or 不能启动 where the config cannot launch."""
+    return f"{x:.2f}" if np.isfinite(x) else "不能启动"
