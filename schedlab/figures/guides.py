@@ -10,13 +10,13 @@ from matplotlib.transforms import ScaledTranslation
 
 from schedlab.core.space import as_mnk
 from schedlab.figures.style import new_figure
-from schedlab.render.labels import TUNER_LABELS, lecture_name
+from schedlab.render.labels import TUNER_LABELS, lecture_short
 from schedlab.studies.guides import GUIDED, GuideStudy
 
 __all__ = ["guide_sweep"]
 
 #: Sideways shift of each series at a shared sigma, points, so that their intervals stand side by side.
-_DODGE_PT = 3.5
+_DODGE_PT = 3.0
 
 
 def _signed_sqrt(v):
@@ -27,6 +27,21 @@ def _signed_sqrt(v):
 def _signed_square(u):
     """The inverse of :func:`_signed_sqrt`."""
     return np.sign(u) * np.square(u)
+
+
+def _spaced(values, gap):
+    """The ``values`` (ascending) kept left to right, each at least ``gap`` past the last kept on the sigma scale.
+
+    Examples
+    --------
+    >>> _spaced(np.array([0.0, 2.5, 5, 10, 15, 20, 30, 40]), 0.63).tolist()
+    [0.0, 2.5, 5.0, 10.0, 15.0, 30.0, 40.0]
+    """
+    kept = [values[0]]
+    for v in values[1:]:
+        if _signed_sqrt(v) - _signed_sqrt(kept[-1]) >= gap:
+            kept.append(v)
+    return np.asarray(kept, dtype=float)
 
 
 def _median_interval(ax, x, cells, top, color, style, shift_pt) -> None:
@@ -46,7 +61,7 @@ def _median_interval(ax, x, cells, top, color, style, shift_pt) -> None:
 
 
 def guide_sweep(studies) -> Figure:
-    """Median trials to 5 % against the field's sigma, one panel per study (its field truths only).
+    """Median trials to 5 % against the field's sigma, one panel per study side by side (its field truths only).
 
     Each guided tuner is a line of medians with its bootstrap 95 % interval as a vertical bar at
     every sigma; the best blind tuner at each sigma (lowest median) is the black dashed line. The
@@ -58,15 +73,15 @@ def guide_sweep(studies) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One axes per study, stacked; in each, the first ``len(GUIDED)`` lines are the guided tuners'
+        One axes per study, left to right; in each, the first ``len(GUIDED)`` lines are the guided tuners'
         medians (x: sigma in %) and the next is the best blind tuner's; ``ax.collections`` hold the
         intervals in the same order.
     """
     studies = tuple(studies)
     if not studies or not all(isinstance(s, GuideStudy) for s in studies):
         raise ValueError("studies must be a non-empty sequence of GuideStudy")
-    fig = new_figure(0.26 + 0.46 * len(studies))
-    axes = np.atleast_1d(fig.subplots(len(studies), 1, sharex=True, sharey=True))
+    fig = new_figure(0.95)
+    axes = np.atleast_1d(fig.subplots(1, len(studies), sharey=True))
     top = max(s.budget for s in studies) * 1.6
     series = len(GUIDED) + 1
     shifts = (np.arange(series) - (series - 1) / 2) * _DODGE_PT
@@ -84,11 +99,13 @@ def guide_sweep(studies) -> Figure:
             capped |= bool(np.any(~np.isfinite(bounds)) or np.any(bounds >= top))
             highest = max(highest, float(np.max(bounds[np.isfinite(bounds)], initial=1.0)))
         ax.set_xscale("function", functions=(_signed_sqrt, _signed_square))
-        ax.xaxis.set_major_locator(FixedLocator(x))
+        # every sigma gets a tick; a label only where it keeps clear of the last one
+        ax.xaxis.set_major_locator(FixedLocator(_spaced(x, 0.1 * _signed_sqrt(x.max()))))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_xlim(-0.25, x.max() * 1.08)
-        ax.set_title(lecture_name(as_mnk(study.shape)), fontsize=10, loc="left")
+        ax.xaxis.set_minor_locator(FixedLocator(x))
+        ax.set_xlim(-0.4, x.max() * 1.2)
+        ax.set_title(lecture_short(as_mnk(study.shape)), fontsize=10)
+        ax.set_xlabel("σ（%，平方根刻度）")
     ax = axes[0]
     ax.set_yscale("log")
     ticks = [v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if v < top]
@@ -102,8 +119,7 @@ def guide_sweep(studies) -> Figure:
     ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: "没到" if v == top else f"{v:g}"))
     ax.yaxis.set_minor_locator(NullLocator())
-    axes[-1].set_xlabel("模型没算到的效应 σ（%，平方根刻度）")
-    fig.supylabel("到 5% 以内的测量次数", fontsize=10)
+    axes[0].set_ylabel("到 5% 以内的测量次数")
     handles = [
         Line2D([], [], color=f"C{j}", linewidth=1.2, marker="o", markersize=3.5, label=TUNER_LABELS[n])
         for j, n in enumerate(GUIDED)
