@@ -42,7 +42,7 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     if any(land.shape != shape for land in landscapes):
         raise ValueError("every landscape must be of the same shape")
     flop = 2 * np.prod(shape, dtype=float)
-    fig = new_figure(4 / 7)
+    fig = new_figure(0.85)
     ax = fig.subplots()
     for i, (land, label) in enumerate(zip(landscapes, labels)):
         rate = np.sort(tflops(flop, np.asarray(land.time_s, dtype=float)))
@@ -62,7 +62,8 @@ def gpu_landscapes(landscapes, labels) -> Figure:
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("配置的 TFLOPS（对数坐标）")
     ax.set_ylabel("至少这么快的配置的比例")
-    ax.legend(loc="lower left", fontsize=9)
+    # below the axes: inside, every corner of it is crossed by some GPU's curve
+    fig.legend(loc="outside lower center", fontsize=9)
     ax.set_title(f"{lecture_name(shape)}：同一个空间在四块 GPU 上")
     return fig
 
@@ -91,8 +92,11 @@ def hardware_transfer_grid(transfers) -> Figure:
     cmap = colormaps["OrRd"].with_extremes(bad="#e6e6e6")
     cols = min(2, len(transfers))
     rows = -(-len(transfers) // cols)
-    fig = new_figure(0.42 * rows + 0.1)
-    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    # the GPU names are written once per row and column of panels (the panels share their axes),
+    # so a cell gets the width its value needs; the column names slant at 45 degrees, which keeps
+    # neighbours apart however long the profile names are
+    fig = new_figure(0.35 + 0.075 * len(gpus) * rows + 0.012 * max(len(g) for g in gpus))
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)).ravel()
     for ax in axes[len(transfers) :]:
         ax.set_visible(False)
     for ax, t in zip(axes, transfers):
@@ -101,7 +105,7 @@ def hardware_transfer_grid(transfers) -> Figure:
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
                 x = m[i, j]
-                text = f"{x:.2f}" if np.isfinite(x) else "不能启动"
+                text = f"{x:.2f}" if np.isfinite(x) else "不能\n启动"
                 ax.text(
                     j,
                     i,
@@ -109,20 +113,25 @@ def hardware_transfer_grid(transfers) -> Figure:
                     ha="center",
                     va="center",
                     fontsize=9,
+                    linespacing=1.0,
                     color=ink_on(cmap(norm(x))) if np.isfinite(x) else "black",
                 )
-        ax.set_xticks(range(len(gpus)), gpus, fontsize=9, rotation=20)
+        ax.set_xticks(range(len(gpus)), gpus, fontsize=9, rotation=45, ha="right", rotation_mode="anchor")
         ax.set_yticks(range(len(gpus)), gpus, fontsize=9)
-        ax.tick_params(length=0)
+        ax.set_xticks(np.arange(len(gpus) + 1) - 0.5, minor=True)
+        ax.set_yticks(np.arange(len(gpus) + 1) - 0.5, minor=True)
+        ax.tick_params(which="both", length=0)
         ax.grid(False)
+        ax.set_axisbelow(False)  # white cell borders over the image
+        ax.grid(which="minor", color="white", linewidth=1.2)
         for spine in ax.spines.values():
             spine.set_visible(False)
         ax.set_title(lecture_short(t.shape), fontsize=10)
-    cbar = fig.colorbar(im, ax=list(axes[: len(transfers)]), fraction=0.04, pad=0.02)
+    cbar = fig.colorbar(im, ax=list(axes[: len(transfers)]), location="bottom", fraction=0.04, pad=0.02, aspect=30)
     cbar.set_label("时间 / 该列 GPU 自己的最优（对数色标）")
-    cbar.ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0)))
-    cbar.ax.yaxis.set_major_formatter(FuncFormatter(fmt_times))
-    cbar.ax.yaxis.set_minor_formatter(NullFormatter())
+    cbar.ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.2, 1.5, 2.0, 3.0)))
+    cbar.ax.xaxis.set_major_formatter(FuncFormatter(fmt_times))
+    cbar.ax.xaxis.set_minor_formatter(NullFormatter())
     cbar.outline.set_visible(False)
     fig.suptitle("行：最优配置来自哪块 GPU；列：用在哪块 GPU 上", fontsize=10)
     return fig

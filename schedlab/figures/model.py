@@ -34,7 +34,7 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
     names = list(TERMS)
     ns = np.array([terms[k] * 1e9 for k in names])
     top = ns[names.index(breakdown.bottleneck)]
-    fig = new_figure(3.3 / 7)
+    fig = new_figure(0.56)
     ax = fig.subplots()
     ys = np.arange(len(names))
     colors = ["C1" if k == breakdown.bottleneck else "#9fb7cc" for k in names]
@@ -43,26 +43,28 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
     ax.invert_yaxis()
     step_ns = breakdown.t_step_s * 1e9
     x_max = max(float(np.nanmax(ns)), step_ns)
-    ax.set_xlim(0, x_max * 1.45)
+    ax.set_xlim(0, x_max * 1.1)
     for rect, k, v in zip(bars, names, ns):
         note = ""
         if k == breakdown.bottleneck:
             note = "  ← 瓶颈"
         elif np.isclose(v, top, rtol=1e-9):
             note = "  （与瓶颈持平）"
-        # the values form a column right of the k-step line, so no label crosses it
+        # the values form a column right of the axes, one line each, so no label crosses the
+        # k-step line or another row (the layout makes room for the column)
         ax.text(
-            x_max * 1.025,
+            1.03,
             rect.get_y() + rect.get_height() / 2,
             f"{v:.1f} ns{note}",
             va="center",
             fontsize=9,
             color=text_color("C1") if k == breakdown.bottleneck else "#222222",
+            transform=ax.get_yaxis_transform(),
         )
     ax.axvline(step_ns, color="#555555", linestyle="--", linewidth=1.0)
     ax.text(
         step_ns,
-        -0.75,
+        -0.9,
         f"每个 k 步 {step_ns:.1f} ns",
         ha="center",
         va="bottom",
@@ -70,7 +72,7 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
         color="#444444",
         bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
     )
-    ax.set_ylim(len(names) - 0.5, -1.1)
+    ax.set_ylim(len(names) - 0.5, -1.7)  # room above the bars for the k-step label, apart from the title
     ax.grid(axis="y", visible=False)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("每个 k 步的时间（ns，第一波）")

@@ -100,7 +100,9 @@ def transfer_explorer(transfer: Transfer) -> Interactive:
 
     m = np.asarray(transfer.matrix, dtype=float)
     names = [shape_short(s) for s in transfer.shapes]
-    rows = [f"{name} 的最优" for name in names]
+    # row names without "的最优" (the y axis's title says it) and a colour bar under the map: on a
+    # 342 px phone column the cells keep the width their values need
+    rows = names
     finite = np.isfinite(m)
     z = np.where(finite, np.log10(np.where(finite, m, 1.0)), np.nan)
     text = [[f"{x:.2f}" if np.isfinite(x) else "不能启动" for x in row] for row in m]
@@ -121,25 +123,35 @@ def transfer_explorer(transfer: Transfer) -> Interactive:
             y=rows,
             text=text,
             texttemplate="%{text}",
-            textfont={"size": 15},
+            textfont={"size": 14},
             customdata=hover,
             hovertemplate="%{customdata}<extra></extra>",
             colorscale="OrRd",
             zmin=0.0,
             zmax=max(top, 0.01),
             colorbar={
-                "title": {"text": "慢几倍"},
+                "title": {"text": "慢几倍", "side": "top"},
+                "orientation": "h",
+                "y": -0.08,
+                "yanchor": "top",
+                "thickness": 12,
                 "tickvals": [float(np.log10(t)) for t in ticks],
                 "ticktext": [f"{t:g}×" for t in ticks],
             },
         )
     )
     plot.update_layout(
-        title={"text": "把一种形状的最优配置用在另一种形状上：慢几倍", "font": {"size": 15}},
-        xaxis={"title": "用在", "side": "top"},
-        yaxis={"autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 110, "b": 10},
-        height=420,
+        title={
+            "text": "把一种形状的最优配置<br>用在另一种形状上：慢几倍",
+            "font": {"size": 15},
+            "yref": "container",  # at the top, above the column names (which a phone slants)
+            "y": 0.94,  # the anchor is the last line's: the first sits one line higher
+            "yanchor": "top",
+        },
+        xaxis={"title": {"text": "用在", "standoff": 4}, "side": "top", "automargin": True},
+        yaxis={"title": {"text": "最优配置来自"}, "autorange": "reversed", "automargin": True},
+        margin={"l": 10, "r": 10, "t": 150, "b": 10},
+        height=480,
         template="plotly_white",
         font={"size": 13},
     )
@@ -177,65 +189,61 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
     x_lo = 10 ** np.floor(np.log10(min(intensity.min(), ridge) / 2))
     x_hi = 10 ** np.ceil(np.log10(max(intensity.max(), ridge) * 2))
     xs = np.geomspace(x_lo, x_hi, 400)
-    fig = new_figure(4.4 / 7)
+    fig = new_figure(0.8)
     ax = fig.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.plot(xs, np.minimum(bw * xs, peak), color="#333333", linewidth=2.0, label="屋顶", zorder=2)
     ax.plot(xs[xs > ridge], bw * xs[xs > ridge], color="#333333", linewidth=0.8, linestyle=":", zorder=1)
-    y_lo = 10 ** np.floor(np.log10(achieved.min() / 2))
+    # a decade below the slowest point's: the row of labels under the compute roof lives there
+    y_lo = 10 ** np.floor(np.log10(achieved.min() / 2)) / 10
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, peak * 3)
-    ax.text(x_hi / 1.15, peak * 1.12, f"Tensor Core 峰值 {peak:.0f} TFLOPS", ha="right", va="bottom", fontsize=9)
-    # the HBM label lies along its roof: the roof's direction in data units is (1, bw)
-    x_bw = max(x_lo * 1.5, y_lo / bw * 1.3)
+    # the texts under the roof lines stand on white, so the grid, the ridge line and the dotted
+    # continuation of the HBM roof pass behind them
+    paper = dict(facecolor="white", edgecolor="none", pad=1.0)
+    ax.text(
+        x_hi / 1.15, peak * 1.12, f"Tensor Core 峰值 {peak:.0f} TFLOPS", ha="right", va="bottom", fontsize=9, bbox=paper
+    )
+    # the HBM label lies along its roof, low on it (left of every point), lifted by a factor: at
+    # (x, lift bw x) the direction (1, lift bw) in data units runs parallel to the roof on log axes
+    x_bw, lift = max(x_lo * 1.2, y_lo / bw * 1.3), 1.4
     ax.text(
         x_bw,
-        bw * x_bw * 1.25,
+        lift * bw * x_bw,
         f"HBM {hw.hbm_bw_bytes_per_s / 1e12:.2f} TB/s",
         ha="left",
         va="bottom",
         fontsize=9,
-        rotation=np.degrees(np.arctan2(bw, 1.0)),
+        rotation=np.degrees(np.arctan2(lift * bw, 1.0)),
         transform_rotates_text=True,
         rotation_mode="anchor",
     )
     ax.axvline(ridge, color="#999999", linewidth=0.8, linestyle="--", zorder=1)
-    ax.text(ridge * 1.08, y_lo * 1.15, f"脊点 {ridge:.0f} FLOP/B", fontsize=9, color="#666666", va="bottom")
+    # the ridge's label above the compute roof's, left of the line (the empty top left)
+    ax.text(ridge / 1.1, peak * 2.3, f"脊点 {ridge:.0f} FLOP/B", ha="right", va="center", fontsize=9, color="#595959")
     ax.scatter(intensity, achieved, s=42, color="C1", edgecolor="white", linewidth=0.8, zorder=3)
     roof = np.minimum(bw * intensity, peak)
-    # a memory-bound point is labelled above its roof, in the empty upper left; points near or
-    # past the ridge crowd under the compute roof, so their labels are stacked in a column under
-    # the HBM roof left of the ridge, each with a leader line
+    # One label per point, "name / TFLOPS / share of the roof", each with a leader line. A point near
+    # or past the ridge is labelled in a row along the bottom of the axes, under the compute roof
+    # where nothing else is drawn: the row's labels a quarter of the axes apart from the right, in
+    # the points' order of intensity, so no two leader lines cross. A memory-bound point is labelled
+    # in the empty top left, above its roof.
     crowded = intensity >= ridge / 2
-    y_label = peak / 6
+    order = [i for i in np.argsort(intensity) if crowded[i]]
+    slot = {i: 1 - (len(order) - k - 0.5) / (len(order) + 1) for k, i in enumerate(order)}
+    leader = dict(arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=2, shrinkB=4)
     for i in np.argsort(intensity):
-        text = f"{shape_short(transfer.shapes[i])}\n{achieved[i]:.0f} TFLOPS（屋顶的 {achieved[i] / roof[i]:.0%}）"
+        text = f"{shape_short(transfer.shapes[i])}\n{achieved[i]:.0f} TFLOPS\n屋顶的 {achieved[i] / roof[i]:.0%}"
         if crowded[i]:
-            ax.annotate(
-                text,
-                xy=(intensity[i], achieved[i]),
-                xytext=(ridge / 1.3, y_label),
-                ha="right",
-                va="center",
-                fontsize=9,
-                linespacing=1.15,
-                arrowprops=dict(
-                    arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=3, shrinkB=4, relpos=(1.0, 0.5)
-                ),
-            )
-            y_label *= 0.42
+            where = dict(xytext=(slot[i], 0.03), textcoords="axes fraction", ha="center", va="bottom")
+            arrow = dict(leader, relpos=(0.5, 1.0))
         else:
-            ax.annotate(
-                text,
-                xy=(intensity[i], achieved[i]),
-                xytext=(-10, 10),
-                textcoords="offset points",
-                ha="right",
-                va="bottom",
-                fontsize=9,
-                linespacing=1.15,
-            )
+            where = dict(xytext=(x_lo * 1.3, min(achieved[i] * 4, peak / 2)), ha="left", va="bottom")
+            arrow = dict(leader, relpos=(1.0, 0.0))
+        ax.annotate(
+            text, xy=(intensity[i], achieved[i]), fontsize=9, linespacing=1.15, arrowprops=arrow, bbox=paper, **where
+        )
     ax.set_xlabel("算术强度（FLOP / 字节；字节按最少的 HBM 流量 (MK + KN + MN) × 2）")
     ax.set_ylabel("TFLOPS")
     ax.grid(True, which="major")

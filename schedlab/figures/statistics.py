@@ -56,7 +56,9 @@ def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: 
     extreme = np.abs(k - n / 2) >= abs(test.wins - n / 2)
     right.bar(k[~extreme], pmf[~extreme], width=0.9, color="#bbbbbb", label="不比观测更极端")
     right.bar(k[extreme], pmf[extreme], width=0.9, color="C1", label=f"至少一样极端：合计 p = {pmf[extreme].sum():.3f}")
-    right.axvline(test.wins, color="C0", linewidth=1.5)
+    right.axvline(
+        test.wins, color="C0", linewidth=1.5, zorder=0.5
+    )  # behind the bars: the bar at the observed count stays seen
     right.annotate(
         f"观测：赢 {test.wins}",
         xy=(test.wins, 1.0),

@@ -209,7 +209,9 @@ def _break_line(line: str) -> tuple[str, str] | None:
 
     A break after closing punctuation or before opening punctuation comes first, then one at a
     space, then one between two CJK characters; among the first kind the line has, the one whose
-    longer half is shortest (a CJK character counting two columns).
+    longer half is shortest (a CJK character counting two columns). No line may begin with
+    closing punctuation or end with opening punctuation, so a closing bracket followed by a colon
+    is never split.
 
     Examples
     --------
@@ -219,10 +221,14 @@ def _break_line(line: str) -> tuple[str, str] | None:
     ('num_warps', '（每块的 warp 数）')
     >>> _break_line("4096×4096") is None
     True
+    >>> _break_line("方阵 4096³（4096×4096×4096）：同一个空间在四块 GPU 上")
+    ('方阵 4096³（4096×4096×4096）：', '同一个空间在四块 GPU 上')
     """
     punctuation, spaces, ideographs = [], [], []
     for i in range(1, len(line)):
         before, after = line[i - 1], line[i]
+        if after in _BREAK_AFTER or before in _BREAK_BEFORE:
+            continue  # a line would begin with a closing mark or end with an opening one
         if before in _BREAK_AFTER or after in _BREAK_BEFORE:
             punctuation.append(i)
         elif after == " ":  # (the break after the space is the same one)
