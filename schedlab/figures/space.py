@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps, rcParams
+from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
@@ -71,9 +71,9 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
     """
     counts, n_pairs, everywhere, somewhere, messages = _launch_grid(hw)
     bms, bns, warps = SPACE["bm"], SPACE["bn"], SPACE["warps"]
-    # a cell holds a two-line reason label (2 × 9 pt) with room around it: 0.2 in wider than the
-    # house width, so its 9 pt still shows at 9.3 CSS px on a phone
-    fig = new_figure(1.4, width=rcParams["figure.figsize"][0] + 0.2)
+    # a cell holds a two-line reason label (2 × 9 pt) with room around it: the figure is tall, and
+    # as wide as the house width (wider, its 9 pt would show under 9 CSS px on a phone)
+    fig = new_figure(1.4)
     axes = fig.subplots(2, 2, sharex=True, sharey=True).ravel()
     cmap = colormaps["Greens"]
     norm = Normalize(vmin=-0.6, vmax=2.4)  # light greens: black text stays readable, 1/20 still green
