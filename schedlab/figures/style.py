@@ -357,11 +357,11 @@ class Interactive:
         self.plot = plot
         self.static = static
 
-    def to_html(self, png_base64: str | None = None) -> str:
+    def to_html(self, png_base64: str) -> str:
         """The Plotly figure (a ``<div>`` and the script that draws it; ``Plotly`` must be loaded first).
 
-        With ``png_base64`` (the twin, base64-encoded), the figure sits in a ``div.schedlab-explorer``
-        followed by the twin as ``img.schedlab-print-twin``, which the stylesheet shows only in print.
+        The figure sits in a ``div.schedlab-explorer`` followed by its twin (``png_base64``, the PNG
+        base64-encoded) as ``img.schedlab-print-twin``, which the stylesheet shows only in print.
         """
         plot = self.plot.to_html(
             include_plotlyjs=False,
@@ -369,8 +369,6 @@ class Interactive:
             default_width="100%",
             config={"responsive": True, "displaylogo": False},
         )
-        if png_base64 is None:
-            return plot
         twin = f'<img class="schedlab-print-twin" alt="" src="data:image/png;base64,{png_base64}">'
         return f'<div class="schedlab-explorer">{plot}</div>{twin}'
 

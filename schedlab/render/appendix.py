@@ -7,7 +7,7 @@ from dataclasses import fields
 from schedlab.core.hardware import DEFAULT_PROFILE, H100_TC, PROFILE_SOURCES, Hardware, KiB, MiB
 from schedlab.render.table import Table, fmt_tflops
 
-__all__ = ["hardware_table", "claims_table"]
+__all__ = ["hardware_field", "hardware_table", "claims_table"]
 
 
 # --- the book's appendix --------------------------------------------------------------------
@@ -55,6 +55,19 @@ def _fmt_hw_value(name: str, value) -> str:
     return str(int(shown)) if float(shown).is_integer() else f"{shown:.4g}"
 
 
+def hardware_field(hw: Hardware, name: str) -> tuple[str, str, str]:
+    """Field ``name`` of ``hw`` as the parameter tables write it: its Chinese name, its value in its unit, the unit.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import PROFILES
+    >>> hardware_field(PROFILES["h100-sxm"], "t_launch_s"), hardware_field(H100_TC, "mem_latency_s")
+    (('启动和序幕（每个内核一次）', '7.1', 'µs'), ('访存延迟', '750', 'ns'))
+    """
+    label, unit, _size = _HW_FIELDS[name]
+    return label, _fmt_hw_value(name, getattr(hw, name)), unit
+
+
 def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     """Every parameter of ``hw``: its Chinese name, value, unit, source, and the field's identifier.
 
@@ -87,13 +100,12 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     for f in fields(hw):
         if f.name == "name":
             continue
-        label, unit, _size = _HW_FIELDS[f.name]
-        value, h100 = getattr(hw, f.name), getattr(H100_TC, f.name)
-        if value != h100 and not given:
-            source = f"改动过（H100：{_fmt_hw_value(f.name, h100)} {unit}）"
+        label, shown, unit = hardware_field(hw, f.name)
+        if getattr(hw, f.name) != getattr(H100_TC, f.name) and not given:
+            source = f"改动过（H100：{hardware_field(H100_TC, f.name)[1]} {unit}）"
         else:
             source = sources.get(f.name, "")
-        rows.append((label, _fmt_hw_value(f.name, value), unit, source, f.name))
+        rows.append((label, shown, unit, source, f.name))
     return Table(
         f"{hw.name}：模型的参数（稠密 FP16 峰值 {fmt_tflops(hw.peak_flops / 1e12)} TFLOPS）",
         ("参数", "值", "单位", "来源", "标识符"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from schedlab.core.hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile, resolve_gpu
-from schedlab.render.appendix import hardware_table
+from schedlab.render.appendix import hardware_field, hardware_table
 from schedlab.render.labels import fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
 from schedlab.studies.gpus import HardwareTransfer
@@ -30,11 +30,9 @@ _KEY_NUMBERS = (
     ("L2 容量（分几段）", "MiB", lambda hw: f"{hw.l2_bytes / MiB:g}（{hw.l2_partitions} 段）"),
     ("L2 带宽", "TB/s", lambda hw: f"{hw.l2_bw_bytes_per_s / 1e12:.2f}"),
     ("HBM 带宽", "TB/s", lambda hw: f"{hw.hbm_bw_bytes_per_s / 1e12:.2f}"),
-    ("访存延迟", "ns", lambda hw: f"{hw.mem_latency_s * 1e9:.4g}"),
-    ("启动开销", "µs", lambda hw: f"{hw.t_launch_s * 1e6:g}"),
-    ("每个 k 步的固定开销", "拍", lambda hw: f"{hw.t_k_step_clk:g}"),
-    ("流水线藏住的比例", "", lambda hw: f"{hw.pipeline_overlap:g}"),
 )
+#: Fields shown as the parameter tables show them (:func:`~schedlab.render.appendix.hardware_field`).
+_KEY_FIELDS = ("mem_latency_s", "t_launch_s", "t_k_step_clk", "pipeline_overlap")
 
 
 def profiles_table(gpus=tuple(PROFILES)) -> Table:
@@ -50,6 +48,9 @@ def profiles_table(gpus=tuple(PROFILES)) -> Table:
     """
     machines = [resolve_gpu(g) for g in gpus]
     rows = [(label, unit, *(value(hw) for _name, hw in machines)) for label, unit, value in _KEY_NUMBERS]
+    for name in _KEY_FIELDS:
+        shown = [hardware_field(hw, name) for _name, hw in machines]
+        rows.append((shown[0][0], shown[0][2], *(value for _label, value, _unit in shown)))
     return Table("四块 GPU 的主要参数", ("参数", "单位", *(name for name, _hw in machines)), rows)
 
 
