@@ -12,10 +12,9 @@ import importlib
 #: (:mod:`schedlab.__main__`).
 _HOMES = {
     "clear_caches": "schedlab.core.caching",
-    "H100_SOURCES": "schedlab.core.hardware",
+    "H100_SOURCES": "schedlab.core.profile_sources",
     "H100_TC": "schedlab.core.hardware",
     "Hardware": "schedlab.core.hardware",
-    "using": "schedlab.core.hardware",
     "Landscape": "schedlab.core.landscape",
     "landscape": "schedlab.core.landscape",
     "Breakdown": "schedlab.core.model",
@@ -59,7 +58,6 @@ __all__ = [
     "Hardware",
     "H100_TC",
     "H100_SOURCES",
-    "using",
     "evaluate",
     "evaluate_many",
     "tiling",

@@ -272,7 +272,7 @@ class Pruner:
     hw: Hardware = field(init=False, repr=False)  # the machine ``gpu`` names
 
     def __post_init__(self):
-        object.__setattr__(self, "hw", resolve_gpu(self.gpu)[1])
+        object.__setattr__(self, "hw", resolve_gpu(self.gpu))
         if self.top_k is not None:
             check_int("top_k", self.top_k, minimum=1)
         if self.within is not None and not (is_number(self.within) and 0 <= self.within < float("inf")):

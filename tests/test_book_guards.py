@@ -1,7 +1,8 @@
 """The book's doctests guard its numbers: perturb the model and they must fail.
 
-Each perturbation makes a copy of ``H100_TC`` with one parameter replaced the default
-machine (:func:`schedlab.core.hardware.using`; the pages' examples use the default), runs the
+Each perturbation makes a copy of ``H100_TC`` with one parameter replaced the lecture's machine
+(:func:`schedlab.core.hardware.lecture_machine_replaced`, used here and nowhere else: the pages'
+examples use ``hw=None`` and the name ``"h100-lecture"``, which both mean that machine), runs the
 ``>>>`` examples of each page it must break, one test per page, and stops at the page's first
 failing example. ``H100_TC`` itself is frozen and never touched. The unperturbed examples must
 pass, so a failure under perturbation is the model's doing, not a broken example: that run is the
@@ -15,7 +16,7 @@ import pytest
 
 import schedlab
 from schedlab import H100_TC
-from schedlab.core.hardware import default, using
+from schedlab.core.hardware import check_hardware, lecture_machine_replaced
 from tests.site_build import BOOK, NOTEBOOK_PAGES
 
 
@@ -44,13 +45,13 @@ def perturb():
 
     def run(page, **changes):
         schedlab.clear_caches()  # a cold start, as a fresh build would have
-        with using(dataclasses.replace(H100_TC, **changes)) as hw:
-            assert default() is hw
+        with lecture_machine_replaced(dataclasses.replace(H100_TC, **changes)) as hw:
+            assert check_hardware(None) is hw
             return first_failure(page)
 
     yield run
     schedlab.clear_caches()
-    assert dataclasses.asdict(H100_TC) == before and default() is H100_TC
+    assert dataclasses.asdict(H100_TC) == before and check_hardware(None) is H100_TC
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)

@@ -12,15 +12,15 @@ from schedlab.core.hardware import (
     H100_SXM,
     H100_TC,
     H200_SXM,
-    PROFILE_SOURCES,
     PROFILES,
     Hardware,
     KiB,
     MiB,
-    default,
+    check_hardware,
+    lecture_machine_replaced,
     profile,
-    using,
 )
+from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.studies.claims import seed_claims
 from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
@@ -37,9 +37,15 @@ def test_the_four_profiles_and_the_default():
     assert tuple(PROFILES) == ("h100-lecture", "h100-sxm", "a100-sxm4", "h200-sxm")
     assert DEFAULT_PROFILE == "h100-lecture"
     assert PROFILES["h100-lecture"] is H100_TC  # the lecture's machine, the very object every default uses
-    assert default() is PROFILES[DEFAULT_PROFILE]
-    with using(A100_SXM4):  # the GPU a console --gpu picks becomes every analysis's default
-        assert landscape(SQUARE).hw is A100_SXM4
+    assert check_hardware(None) is PROFILES[DEFAULT_PROFILE]
+    assert landscape(SQUARE, A100_SXM4).hw is A100_SXM4 and landscape(SQUARE).hw is H100_TC
+
+
+def test_a_profile_knows_its_key_and_label():
+    assert [hw.key for hw in PROFILES.values()] == list(PROFILES)
+    assert [hw.label for hw in PROFILES.values()] == list(PROFILES)
+    mine = dataclasses.replace(A100_SXM4, name="my A100", n_sm=100)
+    assert mine.key == "" and mine.label == "my A100"
 
 
 @pytest.mark.parametrize("name", list(PROFILES))
@@ -92,9 +98,11 @@ def test_profile_by_name():
     assert profile("a100-sxm4") is A100_SXM4
     assert profile("h100-lecture") is H100_TC
     fewer = dataclasses.replace(H100_TC, n_sm=114)
-    with using(fewer):  # the lecture's name follows the default machine (the book's perturbations reach it)
-        assert profile("h100-lecture") is fewer and profile("h100-sxm") is H100_SXM
+    # the book's perturbation guards (and they alone) replace the lecture's machine, name and default together
+    with lecture_machine_replaced(fewer):
+        assert profile("h100-lecture") is fewer and check_hardware(None) is fewer and profile("h100-sxm") is H100_SXM
         assert hardware_transfer(SQUARE).hardware[0] is fewer
+    assert profile("h100-lecture") is H100_TC and check_hardware(None) is H100_TC
     with pytest.raises(ValueError, match=r"unknown GPU 'b200'; known: h100-lecture, h100-sxm, a100-sxm4, h200-sxm"):
         profile("b200")
     with pytest.raises(ValueError, match="unknown GPU 3"):
@@ -416,6 +424,31 @@ def run_console(argv, capsys):
     status = main(argv)
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def test_gpus_on_another_gpu_keeps_every_profile_in_its_own_column(capsys):
+    """`gpus --gpu a100-sxm4` once printed the A100's numbers in the h100-lecture column and called the A100 the
+    default (the --gpu machine travelled in a context variable that profile("h100-lecture") read back)."""
+    status, out, err = run_console(["gpus", "--gpu", "a100-sxm4"], capsys)
+    assert status == 0 and err == ""
+    sm_row = next(line for line in out.splitlines() if line.startswith("SM 数")).split()
+    assert sm_row[-4:] == [str(hw.n_sm) for hw in PROFILES.values()] == ["132", "132", "108", "132"]
+    assert f"h100-lecture：{H100_TC.name}（默认）" in out and f"a100-sxm4：{A100_SXM4.name}\n" in out
+    _, lecture_out, _ = run_console(["gpus"], capsys)
+    assert out == lecture_out  # --gpu chooses the machine of --sources, and nothing in the overview
+
+
+def test_the_console_resolves_the_gpu_once_and_passes_it(capsys, monkeypatch):
+    """No module reads the machine from ambient state: the demos receive the --gpu machine as an argument."""
+    from schedlab.cli import main as cli_main
+
+    seen = []
+    monkeypatch.setitem(cli_main.DEMOS, 2, seen.append)
+    assert run_console(["demos", "2", "--gpu", "h200-sxm"], capsys)[0] == 0
+    assert seen == [H200_SXM]
+    import schedlab.core.hardware as hardware
+
+    assert not hasattr(hardware, "using") and not hasattr(hardware, "default")
 
 
 def test_top_on_another_gpu_prints_that_gpus_optimum(capsys):

@@ -19,7 +19,7 @@ def test_every_reference_has_a_link():
 
 def test_every_source_key_of_the_profiles_is_in_the_bibliography_and_explained_on_the_gpu_page():
     """The parameter tables cite sources by short keys ([BENCH-DATA] ...): each one leads to a reference."""
-    from schedlab.core.hardware import PROFILE_SOURCES, SOURCE_KEYS
+    from schedlab.core.profile_sources import PROFILE_SOURCES, SOURCE_KEYS
 
     cited = {
         key

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC
-from schedlab.core.hardware import using
 from schedlab.studies.compare import compare
 from schedlab.studies.search import CORES
 from schedlab.studies.tuners import record_runs, recorded_cores, run_tuner, tuner_core, tuner_order
@@ -45,12 +44,12 @@ def test_recorded_cores_refuse_what_was_not_recorded(runs):
         compare([(4096, 4096, 4096)], ["kt_greedy_ils"], seeds=[0], budget=15, cores=cores)
     with pytest.raises(ValueError, match="recorded with noise"):
         compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, noise=0.1, cores=cores)
-    with using(dataclasses.replace(H100_TC, clock_hz=H100_TC.clock_hz * 1.1)):
-        with pytest.raises(ValueError, match="other parameters"):
-            compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, cores=cores)
-        warned = {**CORES, **recorded_cores([runs], other_machine="warn")}
-        with pytest.warns(RuntimeWarning, match="other parameters"):
-            c = compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, cores=warned)
-        assert c.trials.shape == (1, 1, 1)
+    faster = dataclasses.replace(H100_TC, clock_hz=H100_TC.clock_hz * 1.1)
+    with pytest.raises(ValueError, match="other parameters"):
+        compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, hw=faster, cores=cores)
+    warned = {**CORES, **recorded_cores([runs], other_machine="warn")}
+    with pytest.warns(RuntimeWarning, match="other parameters"):
+        c = compare([DECODE], ["kt_greedy_ils"], seeds=[0], budget=15, hw=faster, cores=warned)
+    assert c.trials.shape == (1, 1, 1)
     with pytest.raises(ValueError, match="other_machine"):
         recorded_cores([runs], other_machine="ignore")

@@ -22,7 +22,6 @@ from schedlab import (
     space_summary,
     transfer,
 )
-from schedlab.core.hardware import using
 from schedlab.core.model import hbm_bytes
 from schedlab.core.space import check_shape, config_array
 
@@ -317,14 +316,13 @@ class TestApiArguments:
         with pytest.raises(TypeError, match=r"\bhw\b"):
             call(bad)
 
-    def test_hw_none_is_the_default_machine_and_using_replaces_it(self):
+    def test_hw_none_is_the_lecture_machine_and_a_machine_is_passed(self):
         fewer = dataclasses.replace(H100_TC, n_sm=114)
         assert landscape(SQUARE, None) is landscape(SQUARE, H100_TC)
-        with using(fewer):
-            # == not `is`: the cache hands back the first equal machine it priced (a profile may equal H100_TC)
-            assert landscape(SQUARE).hw == fewer and landscape(SQUARE, H100_TC).hw == H100_TC
-            assert landscape(SQUARE).best_time_s > landscape(SQUARE, H100_TC).best_time_s  # more waves
-        assert landscape(SQUARE).hw == H100_TC  # restored on leaving the block
+        # == not `is`: the cache hands back the first equal machine it priced (a profile may equal H100_TC)
+        assert landscape(SQUARE, fewer).hw == fewer
+        assert landscape(SQUARE, fewer).best_time_s > landscape(SQUARE).best_time_s  # more waves
+        assert landscape(SQUARE).hw == H100_TC
 
     @pytest.mark.parametrize("bad", [None, 5, 4096])
     def test_shapes_not_a_sequence(self, bad):

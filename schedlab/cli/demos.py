@@ -12,7 +12,7 @@ import numpy as np
 
 from schedlab import render
 from schedlab.console import print_header, print_observations, print_render_table
-from schedlab.core.hardware import H100_TC, default
+from schedlab.core.hardware import Hardware
 from schedlab.core.landscape import TIE_RTOL, landscape
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
@@ -77,10 +77,10 @@ def _ratio_span(lo: float, hi: float) -> str:
 # --- demo 1 -------------------------------------------------------------------------------
 
 
-def demo1_space() -> None:
+def demo1_space(hw: Hardware) -> None:
     print_header("演示 1：调度的旋钮和配置空间")
     print_render_table(render.knob_table())
-    s = space_summary()
+    s = space_summary(hw)
     pruned = s.n_configs - s.n_launchable
     multi = sum(n for k, n in s.n_by_failures.items() if k >= 2)
     print(f"\n一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{render.fmt_percent(s.launchable_fraction)}）。")
@@ -109,10 +109,10 @@ def demo1_space() -> None:
 # --- demo 2 -------------------------------------------------------------------------------
 
 
-def demo2_landscape() -> None:
+def demo2_landscape(hw: Hardware) -> None:
     shape_s = render.fmt_shape(SQUARE)
     print_header(f"演示 2：{shape_s} FP16 矩阵乘法的\u201c地形\u201d（模型时间）")
-    land = landscape(SQUARE)
+    land = landscape(SQUARE, hw)
     print_render_table(render.top_table(land, k=6))
     q = land.quantiles()
     n5, n2 = land.n_within(NEAR), land.n_within(FAR)
@@ -134,7 +134,7 @@ def demo2_landscape() -> None:
     same_tile = [c for c in land.configs if (c.bm, c.bn, c.warps) in tiles]
     depth_rule = all((c in tied) == (c.bk * (c.stages - 1) >= depth) for c in same_tile)
     groups = sorted({c.group for c in ties})
-    bd = explain(best, *SQUARE)
+    bd = explain(best, *SQUARE, hw)
     tile_s = "；".join(f"{bm}×{bn} 的块、{w} 个 warp" for bm, bn, w in tiles)
     obs1 = (
         f"和最快一样快的有 {len(ties)} 个配置，都是 {tile_s}；BK 和 stages 只要合起来藏得住延迟就一样快（"
@@ -154,11 +154,10 @@ def demo2_landscape() -> None:
     obs2 += (
         f"，随便选一个（中位数）要慢 {render.fmt_ratio(q[50], 1)} 倍。这就是为什么要搜索，而且搜索要聪明（04 脚本）。"
     )
-    frac = land.best_tflops * 1e12 / default().peak_flops
-    gpu = "H100" if default() is H100_TC else default().name  # `--gpu` picks another machine
+    frac = land.best_tflops * 1e12 / hw.peak_flops
     obs3 = (
-        f"这个模型给出的最高 {render.fmt_tflops(land.best_tflops)} TFLOPS，是 {gpu} 稠密 FP16 峰值"
-        f"（{render.fmt_tflops(default().peak_flops / 1e12)} TFLOPS）的 {render.fmt_percent(frac)}——比真实的 cuBLAS 乐观："
+        f"这个模型给出的最高 {render.fmt_tflops(land.best_tflops)} TFLOPS，是 {hw.label} 稠密 FP16 峰值"
+        f"（{render.fmt_tflops(hw.peak_flops / 1e12)} TFLOPS）的 {render.fmt_percent(frac)}——比真实的 cuBLAS 乐观："
         "模型没有算功耗导致的降频、指令开销、TMA / WGMMA 的细节。用它研究搜索策略没问题，不要拿它的绝对数字去预测真机。"
     )
     print_observations([obs1, obs2, obs3])
@@ -167,9 +166,9 @@ def demo2_landscape() -> None:
 # --- demo 3 -------------------------------------------------------------------------------
 
 
-def demo3_shapes() -> None:
+def demo3_shapes(hw: Hardware) -> None:
     print_header("演示 3：形状一变，最优配置就变")
-    tr = transfer(LECTURE_SHAPES)
+    tr = transfer(LECTURE_SHAPES, hw)
     print_render_table(render.optima_table(tr))
     print()
     print_render_table(render.transfer_table(tr))
@@ -181,8 +180,8 @@ def demo3_shapes() -> None:
     big = max(range(n), key=lambda i: shapes[i].flop)
     sharing = [i for i in range(n) if optima[i] == optima[big]]
     t_opt, big_opt = optima[thin], optima[big]
-    bd_thin = explain(t_opt, *shapes[thin].mnk)
-    bd_big_on_thin = explain(big_opt, *shapes[thin].mnk)
+    bd_thin = explain(t_opt, *shapes[thin].mnk, hw)
+    bd_big_on_thin = explain(big_opt, *shapes[thin].mnk, hw)
     on_thin = m[big, thin]
     thin_elsewhere = m[thin, others]
 
@@ -200,7 +199,7 @@ def demo3_shapes() -> None:
     )
     obs2 += (
         f"；把它用在 decode 形状上慢 {render.fmt_ratio(on_thin)} 倍（M = {shapes[thin].M} 要补齐到 {big_opt.bm} 行，"
-        f"而且只有 {bd_big_on_thin.blocks} 个块，{default().n_sm} 个 SM 大部分闲着）；反过来，decode 的最优"
+        f"而且只有 {bd_big_on_thin.blocks} 个块，{hw.n_sm} 个 SM 大部分闲着）；反过来，decode 的最优"
         f"（{t_opt.bm}×{t_opt.bn} 的小块）用在另外 {len(others)} 种形状上慢 "
         f"{_ratio_span(thin_elsewhere.min(), thin_elsewhere.max())} 倍。"
         "所以 cuBLAS 为不同的形状准备了很多个内核和一套启发式，Triton 的 @triton.autotune 按 key（例如 M、N、K）分别调优并缓存结果。"
@@ -215,9 +214,9 @@ def demo3_shapes() -> None:
 # --- demo 4 -------------------------------------------------------------------------------
 
 
-def demo4_sensitivity() -> None:
+def demo4_sensitivity(hw: Hardware) -> None:
     print_header(f"演示 4：在最优点附近一次只改一个参数（{render.fmt_shape(SQUARE)}）")
-    sens = sensitivity(SQUARE)
+    sens = sensitivity(SQUARE, hw=hw)
     print_render_table(render.sensitivity_table(sens))
 
     base = dict(zip(SPACE, sens.base.as_tuple()))
@@ -238,7 +237,7 @@ def demo4_sensitivity() -> None:
         for v, r in cells.items():
             if not np.isfinite(r):
                 cfg = GemmConfig(**{**base, knob: v})
-                for why in reasons(cfg):
+                for why in reasons(cfg, hw):
                     by_reason.setdefault(why.message, []).append(v)
         failing += [(knob, vs, msg) for msg, vs in by_reason.items()]
     fail_s = "；".join(f"{label[k]} = {_join(vs, ' / ')}：{msg}" for k, vs, msg in failing)
@@ -265,7 +264,7 @@ def demo4_sensitivity() -> None:
     )
     obs2 += f"；{_join(flat_after, ' / ')} 级不再变好。" if flat_after else "。"
     g = ratios["group"]
-    bd = explain(sens.base, *sens.shape)
+    bd = explain(sens.base, *sens.shape, hw)
     if all(np.isfinite(r) and r <= 1 + TIE_RTOL for r in g.values()) and bd.bottleneck != "t_hbm_s":
         obs2 += (
             f"GROUP_M 怎么取都一样：最优点的瓶颈是{bottleneck_phrase(bd)}，L2 分组省下的 HBM 流量"

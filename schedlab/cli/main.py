@@ -37,9 +37,10 @@ from schedlab.cli.args import add_shape_arguments, int_up_to, noise_sigma, numbe
 from schedlab.cli.demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.console import print_render_table
-from schedlab.core.hardware import DEFAULT_PROFILE, PROFILE_SOURCES, PROFILES, profile, using
+from schedlab.core.hardware import DEFAULT_PROFILE, PROFILES, Hardware, profile
 from schedlab.core.landscape import landscape
 from schedlab.core.model import explain
+from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.space import SPACE, GemmConfig, check_shape
 from schedlab.studies import buckets
@@ -54,15 +55,15 @@ __all__ = ["main", "build_parser"]
 
 def cmd_demos(args) -> int:
     for i in sorted(set(args.which or DEMOS)):
-        DEMOS[i]()
+        DEMOS[i](args.hw)
     return 0
 
 
 def cmd_top(args) -> int:
     shape = (args.M, args.N, args.K)
-    land = landscape(shape)  # validates the shape (ValueError names M, N or K)
+    land = landscape(shape, args.hw)  # validates the shape (ValueError names M, N or K)
     print_render_table(render.top_table(land, k=args.n))
-    bd = explain(land.best, *land.shape)
+    bd = explain(land.best, *land.shape, args.hw)
     q = land.quantiles()
     print(
         f"\n离最快 {NEAR_TEXT} 以内的 {land.n_within(NEAR)} 个；中位数慢 {render.fmt_ratio(q[50])} 倍；"
@@ -73,11 +74,11 @@ def cmd_top(args) -> int:
 
 def cmd_explain(args) -> int:
     cfg = GemmConfig(args.BM, args.BN, args.BK, args.WARPS, args.STAGES, args.GROUP)  # ValueError names the knob
-    bd = explain(cfg, args.M, args.N, args.K)  # ValueError if it cannot launch or the shape is bad
+    bd = explain(cfg, args.M, args.N, args.K, args.hw)  # ValueError if it cannot launch or the shape is bad
     print_render_table(render.breakdown_summary_table(bd))
     print()
     print_render_table(render.breakdown_table(bd))
-    land = landscape(bd.shape)
+    land = landscape(bd.shape, args.hw)
     rank = int((land.time_s < bd.time_s * (1 - 1e-12)).sum()) + 1
     print(
         f"\n瓶颈：{bottleneck_phrase(bd)}。"
@@ -96,12 +97,18 @@ MAX_SEEDS = 1000
 
 def cmd_search(args) -> int:
     shape = (args.M, args.N, args.K)
-    land = landscape(shape)  # validates the shape (ValueError names M, N or K)
+    land = landscape(shape, args.hw)  # validates the shape (ValueError names M, N or K)
     chosen = set(args.strategy or STRATEGIES)
     names = tuple(name for name in STRATEGIES if name in chosen)  # the comparison's order, no repeats
     with progress_bar(total=len(names), desc="搜索", unit="个策略") as bar:
         comparison = compare(
-            [shape], names, seeds=range(args.seeds), budget=args.budget, noise=args.noise, progress=report_to(bar)
+            [shape],
+            names,
+            seeds=range(args.seeds),
+            budget=args.budget,
+            noise=args.noise,
+            hw=args.hw,
+            progress=report_to(bar),
         )
     print_render_table(render.search_shape_table(comparison, shape))
     n, k = len(land.configs), land.n_within(NEAR)
@@ -248,7 +255,7 @@ def cmd_gpus(args) -> int:
         print(f"{name}：{profile(name).name}" + ("（默认）" if name == DEFAULT_PROFILE else ""))
     if args.sources:
         print()
-        print_render_table(render.hardware_table(profile(args.gpu), PROFILE_SOURCES[args.gpu]))
+        print_render_table(render.hardware_table(args.hw, PROFILE_SOURCES[args.gpu]))
     return 0
 
 
@@ -296,8 +303,8 @@ def main(argv=None) -> int:
             _flush_streams()
             raise
         label = f"schedlab {args.command}"
-        with using(profile(args.gpu)):  # ValueError naming the known GPUs if unknown
-            status = args.func(args)
+        args.hw = profile(args.gpu)  # the one place a name becomes a machine; ValueError naming the known GPUs
+        status = args.func(args)
         _flush_streams()  # a write error surfaces here, not at interpreter exit
         return status
     except ValueError as err:
@@ -343,12 +350,12 @@ def _discard(stream) -> None:
 MAX_M = 4096
 
 
-def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...]):
+def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...], hw: Hardware):
     """:func:`schedlab.studies.buckets.sweep` one ``M`` at a time, with a progress bar on stderr for long sweeps."""
     rows, elapsed, one = [], 0.0, None
     with progress_bar(Ms, desc="扫描 M", unit="个 M") as bar:
         for M in bar:
-            one = buckets.sweep(N, K, Ms=(M,))
+            one = buckets.sweep(N, K, Ms=(M,), hw=hw)
             rows.append(one.time_s[0])
             elapsed += one.elapsed_s
     return buckets.Sweep(N=N, K=K, Ms=Ms, configs=one.configs, time_s=np.stack(rows), elapsed_s=elapsed)
@@ -358,7 +365,7 @@ def cmd_buckets(args) -> int:
     _, N, K = check_shape(1, args.N, args.K)  # ValueError names N or K
     Ms = buckets.decode_ms(args.M_max)
     tol = args.tol
-    sw = _bucket_sweep(N, K, Ms)
+    sw = _bucket_sweep(N, K, Ms, args.hw)
     greedy, exact = buckets.greedy_cover(sw, tol), buckets.exact_cover(sw, tol)
     down = buckets.power_of_two_cover(sw, tol)
     top_power = 1 << (Ms[-1] - 1).bit_length()

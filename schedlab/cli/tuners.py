@@ -20,6 +20,7 @@ from pathlib import Path
 from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.core.files import check_writable
+from schedlab.core.hardware import DEFAULT_PROFILE
 from schedlab.studies.export import cache_document, t4_document, write_json
 from schedlab.studies.guides import REAL, record_guide_runs
 from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
@@ -36,7 +37,7 @@ def cmd_export(args) -> int:
     outputs = [(check_writable(args.output), cache_document)]  # every path checked before any is written
     if args.t4 is not None:
         outputs.append((check_writable(args.t4), t4_document))
-    written = [write_json(document(shape, args.noise, args.seed, None), path) for path, document in outputs]
+    written = [write_json(document(shape, args.noise, args.seed, args.hw), path) for path, document in outputs]
     for label, path in zip(("Kernel Tuner 缓存文件 / cache file", "T4 结果 / T4 results"), written):
         print(f"{label}: {path}")
     return 0
@@ -50,6 +51,8 @@ def cmd_tuners(args) -> int:
         bad = [t for t in args.tuner or () if t not in REAL]
         if bad:
             raise SystemExit(f"--sigma records only {', '.join(REAL)}, not {', '.join(bad)}")
+        if args.gpu != DEFAULT_PROFILE:  # the guide study's truths are fields over the lecture's machine
+            raise SystemExit(f"--sigma records on the lecture's machine ({DEFAULT_PROFILE}) only, not on {args.gpu}")
         with progress_bar(desc="调优器", unit="组") as bar:
             runs = record_guide_runs(
                 shape, args.sigma, args.tuner or REAL, range(args.seeds), args.budget, args.noise, report_to(bar)
@@ -68,7 +71,7 @@ def cmd_tuners(args) -> int:
             range(args.seeds),
             args.budget,
             args.noise,
-            None,
+            args.hw,
             progress=report_to(bar),
         )
     if old is not None:

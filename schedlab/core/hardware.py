@@ -3,19 +3,22 @@
 The cost model never reads a device; it is handed one of these objects.
 Change a value with :func:`dataclasses.replace`; the records are frozen and never mutated.
 
-Every ``hw=None`` argument of schedlab means the default machine, :func:`default`: ``H100_TC``,
-or the machine of the innermost :func:`using` block. So a page that calls
-``schedlab.landscape(shape)`` can be re-run on a perturbed machine without editing it
-(the book's perturbation test does exactly that)::
+The machine is always an argument. ``hw=None`` means the lecture's machine,
+``PROFILES[DEFAULT_PROFILE]`` (:data:`H100_TC`), and nothing else: no setting elsewhere changes what
+it means. A command line or a page that works on another GPU resolves its name once, with
+:func:`profile`, and passes the record down::
 
-    with using(dataclasses.replace(H100_TC, n_sm=114)):
-        landscape((4096, 4096, 4096))  # priced on 114 SMs
+    landscape((4096, 4096, 4096), profile("a100-sxm4"))
+
+The one exception is for the book's perturbation guards (``tests/test_book_guards.py``), which re-run
+the pages' doctests on a changed lecture machine without editing the pages:
+:func:`lecture_machine_replaced` swaps the record the name ``"h100-lecture"`` (and so ``hw=None``)
+stands for, inside a ``with`` block. Nothing else uses it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
@@ -27,21 +30,17 @@ __all__ = [
     "resolve_gpu",
     "Hardware",
     "H100_TC",
-    "H100_SOURCES",
     "H100_SXM",
     "A100_SXM4",
     "H200_SXM",
     "PROFILES",
-    "PROFILE_SOURCES",
-    "SOURCE_KEYS",
     "DEFAULT_PROFILE",
     "profile",
     "KiB",
     "MiB",
     "LAUNCH_RULES",
     "check_hardware",
-    "default",
-    "using",
+    "lecture_machine_replaced",
 ]
 
 KiB = 1024
@@ -205,55 +204,42 @@ class Hardware:
         """FLOP per clock of one tensor core."""
         return self.tc_flop_per_clk_per_sm / self.tensor_cores_per_sm
 
+    @property
+    def key(self) -> str:
+        """The short name :data:`PROFILES` knows this machine by (``"a100-sxm4"``), or ``""`` for a machine of its own.
+
+        A copy with one value changed (:func:`dataclasses.replace`) is another machine and has no key.
+        """
+        return next((key for key, hw in PROFILES.items() if hw == self), "")
+
+    @property
+    def label(self) -> str:
+        """How tables, figures and the console name this machine: its :attr:`key`, or its :attr:`name` when it has none.
+
+        Examples
+        --------
+        >>> H100_TC.label, replace(H100_TC, name="H100, 114 SMs", n_sm=114).label
+        ('h100-lecture', 'H100, 114 SMs')
+        """
+        return self.key or self.name
+
 
 def check_hardware(hw) -> Hardware:
-    """``hw`` itself when it is a :class:`Hardware`, :func:`default` when it is None; otherwise a TypeError naming ``hw``."""
+    """``hw`` itself when it is a :class:`Hardware`, the lecture's machine when it is None; otherwise a TypeError naming ``hw``.
+
+    The lecture's machine is ``PROFILES[DEFAULT_PROFILE]``: :data:`H100_TC`.
+
+    Examples
+    --------
+    >>> check_hardware(None) is H100_TC
+    True
+    """
     if hw is None:
-        return default()
+        return PROFILES[DEFAULT_PROFILE]
     if not isinstance(hw, Hardware):
         raise TypeError(f"hw must be a Hardware (e.g. schedlab.H100_TC), got {hw!r} ({type(hw).__name__})")
     return hw
 
-
-#: Where each H100 number comes from. Keys are :class:`Hardware` field names.
-H100_SOURCES = {
-    "n_sm": "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), H100 SXM5: 132 SMs",
-    "clock_hz": "Implied by the datasheet's 989.4 dense FP16 TFLOPS: 989.4e12 / (132 SM x 4096 FLOP/clk) = 1.83 GHz",
-    "tc_flop_per_clk_per_sm": "Whitepaper: 4 fourth-generation tensor cores x 512 dense FP16 FMA/clk = 4096 FLOP/clk/SM",
-    "tensor_cores_per_sm": "Whitepaper: one tensor core per SM sub-partition, 4 per SM",
-    "smem_bytes_per_clk_per_sm": "32 banks x 4 B per clock (CUDA C++ Programming Guide, shared memory)",
-    "l2_port_bytes_per_clk_per_sm": "Lecture 10 assumption: 64 B/clk per SM to L2 (one 64 B sector per clock)",
-    "l2_bw_bytes_per_s": "Lecture 8 assumption: ~12 TB/s aggregate L2 (microbenchmark order); seed claims hold for about 11.6-15 TB/s",
-    "hbm_bw_bytes_per_s": "H100 SXM5 datasheet: HBM3 3.35 TB/s",
-    "l2_bytes": "Whitepaper: 50 MB L2 cache",
-    "smem_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 228 KiB shared memory per SM",
-    "smem_limit": "CUDA C++ Programming Guide, compute capability 9.0: 227 KiB per block (opt-in)",
-    "smem_reserved_per_block": "CUDA C++ Programming Guide: 1 KiB of shared memory reserved by the system per block",
-    "regs_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 64 K 32-bit registers per SM",
-    "max_regs_per_thread": "CUDA C++ Programming Guide: at most 255 registers per thread",
-    "reg_alloc_unit": "CUDA occupancy calculator: registers allocated 256 per warp, i.e. 8 per thread",
-    "base_regs_per_thread": "Seed lecture's register account: ~40 registers for addresses, loop state and fragments",
-    "max_threads_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 2048 resident threads per SM",
-    "max_blocks_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 32 resident blocks per SM",
-    "warp_size": "CUDA: 32 threads per warp",
-    "mma_m": "PTX ISA: mma.sync.m16n8k16 for FP16, 16 rows",
-    "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16, 8 columns",
-    "bytes_per_element": "FP16 operands: 2 bytes",
-    "mem_latency_s": "Lecture 10 section 8.4 assumption: ~750 ns loaded global-memory latency; seed claims hold for about 700-800 ns",
-    "t_launch_s": "Lecture assumption: 0, the seed's kernel starts and ends for free",
-    "t_k_step_clk": "Lecture assumption: 0, a k-step lasts exactly as long as its slowest term",
-    "pipeline_overlap": "Lecture assumption: 1, the pipeline hides every term but the slowest",
-    "launch_rules": "Seed lecture's pruning: a fixed warp grid whose warp tile holds one m16n8 mma, at most 255 "
-    "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
-}
-
-#: Source of ``launch_rules`` for a profile that Triton compiles for compute capability 9.0 (Hopper).
-_TRITON_SM90_RULES = (
-    "Triton's compiler for sm_90 (read from triton-lang/triton, checked by compiling with Triton 3.9.0): "
-    "warpsPerTileV2/V3 lay out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
-    "lowerLoads allocates stages buffers with wgmma, stages - 1 without (Pipeliner/LowerLoops.cpp); "
-    "only CompiledKernel._init_handles's shared-memory check refuses (compiler.py)"
-)
 
 #: The H100 SXM5 with FP16 tensor cores, the lecture's machine.
 H100_TC = Hardware(
@@ -283,29 +269,6 @@ H100_TC = Hardware(
     mem_latency_s=750e-9,
 )
 
-# --- more GPUs ----------------------------------------------------------------------------------
-#: The short keys the profiles' sources (:data:`PROFILE_SOURCES`) cite, each -> its entry in the
-#: book's bibliography (``book/references.bib``, where title, version and link are given). A test
-#: checks that every key a source cites is here, every entry exists, and the GPU page lists them all.
-SOURCE_KEYS = MappingProxyType(
-    {
-        "H100-WP": "nvidia2022h100whitepaper",  # NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)
-        "A100-WP": "nvidia2020a100whitepaper",  # NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)
-        "H200-DS": "nvidiaH200datasheet",  # NVIDIA H200 Tensor Core GPU datasheet (2024)
-        "A100-DS": "nvidiaA100datasheet",  # NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM4)
-        "CUDA-PG": "nvidiaCudaGuide",  # CUDA C++ Programming Guide, features per compute capability
-        # S. Bekman, "Machine Learning Engineering", "Maximum Achievable Matmul FLOPS": BF16 torch.matmul
-        # (cuBLAS), best shape of a search: H100 SXM 794.5 TFLOPS (torch 2.7.0+cu126), A100 SXM 271.2
-        "MAMF": "bekman2024mamf",
-        "BENCH": "ernst2023gpubenches",  # D. Ernst, gpu-benches README (stream table: H100 PCIe, CUDA 11.7)
-        # gpu-benches raw results: gpu-l2-cache/h200.txt and a100_80.txt (3088b33), cuda-stream/a100_80.txt
-        # (cdcc732), gpu-latency/h100_pcie.txt (a7dc559), cuda-latency/a100_80.txt (2f91588)
-        "BENCH-DATA": "ernst2024gpubenchesdata",
-        "C&C-H100": "chipsandcheese2023h100",  # Chips and Cheese, "Nvidia's H100: Funny L2, ..." (2023-07-02)
-        # triton#2339 (2023): on H100 the tutorial "only uses GMMA" (wgmma); cuBLAS 102.6 TFLOPS on 2048x512x512
-        "TRITON": "triton2339",
-    }
-)
 
 #: L2 bandwidth [BENCH-DATA] measured on an H200 (GH100, 132 SMs, as the H100 SXM5): the median of
 #: gpu-l2-cache's rows with data sets of 8 to 40 MB (21 rows, 9.48 to 10.25 TB/s), where every
@@ -329,35 +292,6 @@ _TRITON_PIPELINE_OVERLAP = 0.9
 #: not stated: no newer GPU-side launch measurement was found.
 _KERNEL_LAUNCH_S = 7.1e-6
 
-_H100_SXM_SOURCES = {
-    **H100_SOURCES,
-    "clock_hz": "Nominal 1.83 GHz implied by the datasheet's 989.4 TFLOPS (as the lecture); the sustained clock "
-    "under tensor load was not found in a published measurement, so the measured rate below folds it in",
-    "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16, torch 2.7.0+cu126) "
-    "/ (132 SM x 1.83 GHz) = 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to "
-    "wgmma on Hopper [TRITON], as cuBLAS does",
-    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
-    "128B/cycle/SM' (shared memory is the same SRAM)",
-    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
-    "(no per-SM L2 port measurement found)",
-    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
-    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s)",
-    "hbm_bw_bytes_per_s": "3.35 TB/s (datasheet) x 0.81, the read efficiency [BENCH-DATA] measured on the H200 "
-    "(3888 of 4800 GB/s, the same GH100 memory system) = 2.71 TB/s; the efficiency carried over is an assumption",
-    "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
-    "read by all SMs 'cannot be replicated in both L2 cache sections'",
-    "mem_latency_s": "Measured, unloaded: [BENCH-DATA] gpu-latency on an H100 PCIe (GH100), 658 clocks at "
-    "1755 MHz from HBM = 375 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Derived: 7.1 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less this model's "
-    "3.4 us without it; an upper bound (2023, form factor not stated; no newer measurement found)",
-    "t_k_step_clk": "Composed from a measurement: 2 x 34 clocks, the L1 latency [BENCH-DATA] measured on an H100 "
-    "PCIe: per k-step one wait on the stage's data in shared memory and one barrier (taking a barrier "
-    "as long as an L1 round trip is an assumption)",
-    "pipeline_overlap": "Assumption, not measured: 0.9, chosen so that large GEMMs land near the medians of "
-    "measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS on the H100, "
-    "226 on the A100; the model page, section 模型与实测)",
-    "launch_rules": _TRITON_SM90_RULES,
-}
 
 #: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
 H100_SXM = replace(
@@ -374,44 +308,6 @@ H100_SXM = replace(
     launch_rules="triton-sm90",
 )
 
-_A100_SOURCES = {
-    **{name: text for name, text in H100_SOURCES.items() if "compute capability 9.0" not in text},
-    "n_sm": "[A100-WP] A100 SXM4: 108 SMs",
-    "clock_hz": "[A100-WP] boost clock 1410 MHz; [C&C-H100] on an A100-SXM4-40GB: 'Core clocks went to 1410 MHz "
-    "under load and stays there' (measured sustained clock)",
-    "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] A100 SXM 271.2 TFLOPS (cuBLAS, BF16, torch 2.6.0+cu126) "
-    "/ (108 SM x 1.41 GHz) = 1781 FLOP/clk/SM, 87 % of the nominal 2048 [A100-WP]. Path: mma.sync "
-    "(the A100 has no wgmma), which Triton and cuBLAS both use",
-    "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM",
-    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
-    "128B/cycle/SM' (shared memory is the same SRAM)",
-    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
-    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an A100 80GB: 5.40 TB/s, the median of the rows "
-    "with 8-26 MB data sets (5.26-5.45 TB/s)",
-    "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] cuda-stream on an A100 80GB, read column at 100 % occupancy: "
-    "1769 GB/s (87 % of the datasheet's 2039 GB/s [A100-DS])",
-    "l2_bytes": "[A100-WP] 40 MB L2 cache",
-    "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the A100's L2 is 2 x 20 MB",
-    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KiB shared memory per SM",
-    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KiB per block (opt-in)",
-    "regs_per_sm": "[CUDA-PG] compute capability 8.0: 64 K 32-bit registers per SM",
-    "max_threads_per_sm": "[CUDA-PG] compute capability 8.0: 2048 resident threads per SM",
-    "max_blocks_per_sm": "[CUDA-PG] compute capability 8.0: 32 resident blocks per SM",
-    "mma_m": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 16 rows",
-    "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
-    "mem_latency_s": "Measured, unloaded: [BENCH-DATA] cuda-latency on an A100 80GB, 572 clocks at 1410 MHz from "
-    "HBM = 405 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Carried over from h100-sxm (7.1 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
-    "an assumption, no A100 measurement of launch and prologue was found",
-    "t_k_step_clk": "Composed from a measurement: 2 x 36 clocks, the L1 latency [BENCH-DATA] measured on an "
-    "A100 80GB: per k-step one wait on the stage's data (cp.async) and one barrier (taking a barrier as "
-    "long as an L1 round trip is an assumption)",
-    "pipeline_overlap": _H100_SXM_SOURCES["pipeline_overlap"],
-    "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
-    "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
-    "lowerLoads allocates stages - 1 buffers (Pipeliner/LowerLoops.cpp); only CompiledKernel._init_handles's "
-    "shared-memory check refuses (compiler.py)",
-}
 
 #: The A100 SXM4 80 GB: counts from its whitepaper and datasheet, rates and latencies measured (see its sources).
 A100_SXM4 = replace(
@@ -433,52 +329,31 @@ A100_SXM4 = replace(
     launch_rules="triton-sm80",
 )
 
-_H200_SOURCES = {
-    **_H100_SXM_SOURCES,
-    "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200, data sets of 0.1-4.9 GB far beyond L2: "
-    "3888 GB/s (81 % of the datasheet's 4.8 TB/s [H200-DS])",
-    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on this H200: 9.78 TB/s, the median of the rows with "
-    "8-40 MB data sets (9.48-10.25 TB/s)",
-}
-_H200_SOURCES["n_sm"] = "[H200-DS] the same GH100 chip as the H100 SXM5: 132 SMs"
-_H200_SOURCES["l2_bytes"] = "[H100-WP] 50 MB L2 cache (the H200 is the same GH100 chip)"
 
 #: The H200 SXM: the calibrated H100 SXM5 with the H200's HBM3e (the chip is the same GH100).
 H200_SXM = replace(H100_SXM, name="H200 SXM", hbm_bw_bytes_per_s=_H200_HBM_BW)
 
-#: Short name -> machine. ``"h100-lecture"`` is :data:`H100_TC`, the lecture's machine and the default.
-PROFILES = MappingProxyType(
-    {
-        "h100-lecture": H100_TC,
-        "h100-sxm": H100_SXM,
-        "a100-sxm4": A100_SXM4,
-        "h200-sxm": H200_SXM,
-    }
-)
-#: The profile every function uses when not given one.
+_PROFILE_TABLE = {
+    "h100-lecture": H100_TC,
+    "h100-sxm": H100_SXM,
+    "a100-sxm4": A100_SXM4,
+    "h200-sxm": H200_SXM,
+}
+#: Short name (:attr:`Hardware.key`) -> machine. ``"h100-lecture"`` is :data:`H100_TC`, the lecture's machine.
+PROFILES = MappingProxyType(_PROFILE_TABLE)
+#: The profile an ``hw=None`` argument means: the lecture's machine.
 DEFAULT_PROFILE = "h100-lecture"
-#: Short name -> {field name -> where its value comes from}, one entry for every field of every profile.
-PROFILE_SOURCES = MappingProxyType(
-    {
-        "h100-lecture": MappingProxyType({**H100_SOURCES, "l2_partitions": "Lecture assumption: one shared L2"}),
-        "h100-sxm": MappingProxyType(_H100_SXM_SOURCES),
-        "a100-sxm4": MappingProxyType(_A100_SOURCES),
-        "h200-sxm": MappingProxyType(_H200_SOURCES),
-    }
-)
 
 
 def profile(name) -> Hardware:
     """The machine :data:`PROFILES` names ``name``; a ValueError listing the known names otherwise.
 
-    ``"h100-lecture"`` names the lecture's machine as the lecture uses it, :func:`default`:
-    ``H100_TC``, or the machine :func:`using` made the default (so a perturbed lecture machine
-    reaches every table that names it).
-
     Examples
     --------
     >>> profile("a100-sxm4").n_sm
     108
+    >>> profile("h100-lecture") is H100_TC
+    True
     >>> profile("b200")
     Traceback (most recent call last):
     ...
@@ -486,56 +361,45 @@ def profile(name) -> Hardware:
     """
     if not isinstance(name, str) or name not in PROFILES:
         raise ValueError(f"unknown GPU {name!r}; known: {', '.join(PROFILES)}")
-    return default() if name == DEFAULT_PROFILE else PROFILES[name]
+    return PROFILES[name]
 
 
-_DEFAULT: contextvars.ContextVar[Hardware] = contextvars.ContextVar("schedlab_default_hardware", default=H100_TC)
-
-
-def default() -> Hardware:
-    """The machine an ``hw=None`` argument means: ``H100_TC`` unless inside :func:`using`.
+def resolve_gpu(gpu) -> Hardware:
+    """The machine of a profile name (:func:`profile`) or a :class:`Hardware` itself; a TypeError otherwise.
 
     Examples
     --------
-    >>> default() is H100_TC
-    True
+    >>> resolve_gpu("a100-sxm4").n_sm, resolve_gpu(A100_SXM4) is A100_SXM4
+    (108, True)
     """
-    return _DEFAULT.get()
+    if isinstance(gpu, Hardware):
+        return gpu
+    if isinstance(gpu, str):
+        return profile(gpu)
+    raise TypeError(f"gpus must hold profile names {tuple(PROFILES)} or Hardware, got {gpu!r} ({type(gpu).__name__})")
 
 
 @contextlib.contextmanager
-def using(hw: Hardware) -> Iterator[Hardware]:
-    """Make ``hw`` the default machine inside the ``with`` block (per thread and task; blocks nest).
+def lecture_machine_replaced(hw: Hardware) -> Iterator[Hardware]:
+    """Let ``hw`` be the lecture's machine, ``PROFILES["h100-lecture"]``, inside the ``with`` block.
 
-    Results are cached per machine, so nothing computed for one machine is served for another.
+    For the book's perturbation guards alone (``tests/test_book_guards.py``): they re-run the pages'
+    doctests on a changed lecture machine, and the pages reach it both through ``hw=None`` and
+    through the name ``"h100-lecture"``. It changes the one table every name and every ``hw=None``
+    is read from, so it is not for threads, pages or the console, which pass their machine.
 
     Examples
     --------
-    >>> import dataclasses
-    >>> fewer = dataclasses.replace(H100_TC, n_sm=114)
-    >>> with using(fewer):
-    ...     default().n_sm
-    114
-    >>> default().n_sm
-    132
+    >>> fewer = replace(H100_TC, n_sm=114)
+    >>> with lecture_machine_replaced(fewer):
+    ...     check_hardware(None).n_sm, profile("h100-lecture").n_sm
+    (114, 114)
+    >>> check_hardware(None) is H100_TC
+    True
     """
-    token = _DEFAULT.set(check_hardware(hw))
+    before = _PROFILE_TABLE[DEFAULT_PROFILE]
+    _PROFILE_TABLE[DEFAULT_PROFILE] = check_hardware(hw)
     try:
         yield hw
     finally:
-        _DEFAULT.reset(token)
-
-
-def resolve_gpu(gpu) -> tuple[str, Hardware]:
-    """``(label, machine)`` of a profile name (:func:`~schedlab.core.hardware.profile`) or a :class:`Hardware` (its name).
-
-    Examples
-    --------
-    >>> resolve_gpu("a100-sxm4")[1].n_sm, resolve_gpu(PROFILES["a100-sxm4"])[0]
-    (108, 'A100 SXM4 80GB')
-    """
-    if isinstance(gpu, Hardware):
-        return gpu.name, gpu
-    if isinstance(gpu, str):
-        return gpu, profile(gpu)
-    raise TypeError(f"gpus must hold profile names {tuple(PROFILES)} or Hardware, got {gpu!r} ({type(gpu).__name__})")
+        _PROFILE_TABLE[DEFAULT_PROFILE] = before

@@ -22,7 +22,7 @@ import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.checks import is_integer
-from schedlab.core.hardware import Hardware, KiB, check_hardware, default
+from schedlab.core.hardware import Hardware, KiB, check_hardware
 
 __all__ = [
     "SPACE",
@@ -144,11 +144,11 @@ class GemmConfig:
 
     @property
     def smem_bytes(self) -> int:
-        """Shared memory of the pipeline on the default machine (:func:`schedlab.core.hardware.default`), in bytes.
+        """Shared memory of the pipeline on the lecture's machine (:data:`~schedlab.core.hardware.H100_TC`), in bytes.
 
-        See :func:`pipeline_smem_bytes`.
+        For another machine: :func:`pipeline_smem_bytes` with its ``hw``.
         """
-        return int(pipeline_smem_bytes(self.bm, self.bn, self.bk, self.warps, self.stages, default()))
+        return int(pipeline_smem_bytes(self.bm, self.bn, self.bk, self.warps, self.stages, check_hardware(None)))
 
 
 @memoised(maxsize=1)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from schedlab.core.hardware import DEFAULT_PROFILE, H100_TC, PROFILE_SOURCES, Hardware, KiB, MiB
+from schedlab.core.hardware import DEFAULT_PROFILE, H100_TC, Hardware, KiB, MiB
+from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.render.table import Table, fmt_tflops
 
 __all__ = ["hardware_field", "hardware_table", "claims_table"]
@@ -87,7 +88,8 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
     >>> import dataclasses
     >>> {r[4]: r[3] for r in hardware_table(dataclasses.replace(H100_TC, n_sm=114)).rows}["n_sm"]
     '改动过（H100：132 个）'
-    >>> from schedlab.core.hardware import PROFILE_SOURCES, PROFILES
+    >>> from schedlab.core.hardware import PROFILES
+    >>> from schedlab.core.profile_sources import PROFILE_SOURCES
     >>> a100 = {r[4]: r for r in hardware_table(PROFILES["a100-sxm4"], PROFILE_SOURCES["a100-sxm4"]).rows}
     >>> a100["n_sm"][1], a100["n_sm"][3]
     ('108', '[A100-WP] A100 SXM4: 108 SMs')

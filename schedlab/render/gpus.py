@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from schedlab.core.hardware import PROFILE_SOURCES, PROFILES, KiB, MiB, profile, resolve_gpu
+from schedlab.core.hardware import PROFILES, KiB, MiB, profile, resolve_gpu
+from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.render.appendix import hardware_field, hardware_table
 from schedlab.render.labels import fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
@@ -47,11 +48,11 @@ def profiles_table(gpus=tuple(PROFILES)) -> Table:
     ('Tensor Core 峰值（稠密 FP16）', 'TFLOPS', '989', '794', '271', '794')
     """
     machines = [resolve_gpu(g) for g in gpus]
-    rows = [(label, unit, *(value(hw) for _name, hw in machines)) for label, unit, value in _KEY_NUMBERS]
+    rows = [(label, unit, *(value(hw) for hw in machines)) for label, unit, value in _KEY_NUMBERS]
     for name in _KEY_FIELDS:
-        shown = [hardware_field(hw, name) for _name, hw in machines]
+        shown = [hardware_field(hw, name) for hw in machines]
         rows.append((shown[0][0], shown[0][2], *(value for _label, value, _unit in shown)))
-    return Table("四块 GPU 的主要参数", ("参数", "单位", *(name for name, _hw in machines)), rows)
+    return Table("四块 GPU 的主要参数", ("参数", "单位", *(hw.label for hw in machines)), rows)
 
 
 def profile_sources_table(name: str) -> Table:

@@ -48,12 +48,11 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
     [[1.0, 1.04], [1.0, 1.0]]
     """
     mnk = as_mnk(shape)
-    pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
-    if not pairs:
+    machines = tuple(resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware"))
+    if not machines:
         raise ValueError("gpus must name at least one GPU")
-    labels = tuple(label for label, _hw in pairs)
-    machines = tuple(hw for _label, hw in pairs)
+    labels = tuple(hw.label for hw in machines)
     if len(set(machines)) != len(machines):  # compared by value: one name may label two machines
         raise ValueError(f"gpus must be distinct machines, got {labels}")
-    lands = [landscape(mnk, hw) for _label, hw in pairs]
+    lands = [landscape(mnk, hw) for hw in machines]
     return HardwareTransfer(shape=mnk, gpus=labels, hardware=machines, **cross_costs(lands))

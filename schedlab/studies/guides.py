@@ -21,10 +21,10 @@ Truths (what one measurement returns, before the 3 % timing noise of :mod:`sched
 Guided tuners (:data:`GUIDED`):
 
 ``top-k model``     Triton's ``prune_configs_by`` with a ``perf_model`` and ``top_k``: rank every
-                    launchable configuration by the lecture's cost model (the default machine, ``H100_TC``) and
+                    launchable configuration by the lecture's cost model (the lecture's machine, ``H100_TC``) and
                     measure them in that order (``k`` = the trials spent).
 ``top-k learned``   the same ranking from :func:`schedlab.studies.learned.fit`'s ridge, trained on the
-                    default machine's landscapes of the other projections (never on the shape itself).
+                    lecture machine's landscapes of the other projections (never on the shape itself).
 ``model-guided``    :func:`schedlab.studies.search.model_guided`: an online ridge on static features,
                     fitted to the measurements of the truth, from
                     :data:`~schedlab.studies.search.INITIAL_SAMPLES` random starting measurements
@@ -198,7 +198,7 @@ def field_truth(sigma: float, hw: Hardware | None = None) -> Truth:
 
 
 def machine_truth(hw: Hardware) -> Truth:
-    """The model's times on another machine (the guides still use the default machine, the lecture's H100)."""
+    """The model's times on another machine (the guides still use the lecture's machine, H100_TC)."""
     hw = check_hardware(hw)
     return Truth(name=hw.name, hw=hw, kind="machine")
 

@@ -111,19 +111,19 @@ def published_comparison(measurements=None, gpus=("h100-lecture", "h100-sxm")) -
     )
     if not measurements or not all(isinstance(m, Measurement) for m in measurements):
         raise ValueError("measurements must be a non-empty sequence of schedlab.studies.published.Measurement")
-    pairs = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
+    machines = [resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware")]
     shapes = tuple(dict.fromkeys(as_mnk(m.mnk) for m in measurements))
     libraries = tuple(dict.fromkeys(m.library for m in measurements))
     measured = np.full((len(shapes), len(libraries)), np.nan)
     for m in measurements:
         measured[shapes.index(m.mnk), libraries.index(m.library)] = m.tflops
-    predicted = np.array([[landscape(s, hw).best_tflops for _label, hw in pairs] for s in shapes])
+    predicted = np.array([[landscape(s, hw).best_tflops for hw in machines] for s in shapes])
     sources = tuple("；".join(dict.fromkeys(m.source for m in measurements if m.mnk == s)) for s in shapes)
     return PublishedComparison(
         shapes=shapes,
         libraries=libraries,
         measured_tflops=measured,
-        gpus=tuple(label for label, _hw in pairs),
+        gpus=tuple(hw.label for hw in machines),
         predicted_tflops=predicted,
         sources=sources,
     )
@@ -193,7 +193,7 @@ def range_comparison(ranges=TRITON_LARGE_GEMMS, shapes=LARGE_SHAPES) -> RangeCom
     mnk = tuple(as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)"))
     if not mnk:
         raise ValueError("shapes must hold at least one (M, N, K)")
-    predicted = np.array([[landscape(s, resolve_gpu(r.profile)[1]).best_tflops for s in mnk] for r in ranges])
+    predicted = np.array([[landscape(s, resolve_gpu(r.profile)).best_tflops for s in mnk] for r in ranges])
     return RangeComparison(ranges=tuple(ranges), shapes=mnk, predicted_tflops=predicted)
 
 
@@ -230,7 +230,7 @@ def time_parts(cfg: GemmConfig, shape, gpu) -> dict[str, float]:
     >>> round(parts["launch_s"] * 1e6, 1)
     7.1
     """
-    _label, hw = resolve_gpu(gpu)
+    hw = resolve_gpu(gpu)
     M, N, K = as_mnk(shape)
     ideal = dataclasses.replace(hw, t_launch_s=0.0, t_k_step_clk=0.0, pipeline_overlap=1.0)
     clocks = dataclasses.replace(ideal, t_k_step_clk=hw.t_k_step_clk)

@@ -491,7 +491,7 @@ class TunerRuns:
 
 
 def hardware_fields(hw: Hardware | None = None) -> str:
-    """Every field of ``hw`` (default: the current default machine) as JSON, to tell machines apart.
+    """Every field of ``hw`` (default: the lecture's machine) as JSON, to tell machines apart.
 
     A field at its declared default is left out: such a field was added with a default that keeps
     the model's numbers (``l2_partitions=1``), so runs recorded before it existed still match.
@@ -652,7 +652,7 @@ def recorded_cores(runs, other_machine: str = "raise") -> dict:
     shape, seed, budget or noise that was not recorded raises ``ValueError`` naming it
     (and the command that records it) rather than silently running the tuner for minutes.
 
-    ``other_machine`` says what happens when the default machine is not the one the runs
+    ``other_machine`` says what happens when the machine a comparison runs on is not the one the runs
     were recorded on (any hardware field differs): ``"raise"`` (``ValueError``), or
     ``"warn"``: replay anyway with a ``RuntimeWarning`` saying the numbers do not hold --
     what a page does so that its build runs on to the doctest guards that catch it.

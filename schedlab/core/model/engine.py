@@ -44,7 +44,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     M, N, K : int
         GEMM shape: ``C[M, N] = A[M, K] @ B[K, N]``.
     hw : Hardware, optional
-        Machine parameters (default: :func:`schedlab.core.hardware.default`).
+        Machine parameters (default: the lecture's machine, :data:`~schedlab.core.hardware.H100_TC`).
 
     Returns
     -------
@@ -138,7 +138,7 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
         GEMM shapes (or :class:`schedlab.core.shapes.Shape`), each validated as by :func:`evaluate`.
     configs : sequence of GemmConfig or array-like of shape (n, 6)
     hw : Hardware, optional
-        Machine parameters (default: :func:`schedlab.core.hardware.default`).
+        Machine parameters (default: the lecture's machine, :data:`~schedlab.core.hardware.H100_TC`).
     terms : sequence of str
         The :class:`ModelTerms` fields to return (each costs ``8 n_shapes n_configs`` bytes).
 

@@ -1,0 +1,167 @@
+"""Where every parameter of every GPU profile comes from: one sentence per field, citing its source.
+
+The profiles themselves are in :mod:`schedlab.core.hardware`; this module is their data sheet. A source
+cites the book's bibliography by the short keys of :data:`SOURCE_KEYS` (``[BENCH-DATA]``, ``[MAMF]``, ...).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+__all__ = ["H100_SOURCES", "SOURCE_KEYS", "PROFILE_SOURCES"]
+
+
+#: Where each H100 number comes from. Keys are :class:`Hardware` field names.
+H100_SOURCES = {
+    "n_sm": "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), H100 SXM5: 132 SMs",
+    "clock_hz": "Implied by the datasheet's 989.4 dense FP16 TFLOPS: 989.4e12 / (132 SM x 4096 FLOP/clk) = 1.83 GHz",
+    "tc_flop_per_clk_per_sm": "Whitepaper: 4 fourth-generation tensor cores x 512 dense FP16 FMA/clk = 4096 FLOP/clk/SM",
+    "tensor_cores_per_sm": "Whitepaper: one tensor core per SM sub-partition, 4 per SM",
+    "smem_bytes_per_clk_per_sm": "32 banks x 4 B per clock (CUDA C++ Programming Guide, shared memory)",
+    "l2_port_bytes_per_clk_per_sm": "Lecture 10 assumption: 64 B/clk per SM to L2 (one 64 B sector per clock)",
+    "l2_bw_bytes_per_s": "Lecture 8 assumption: ~12 TB/s aggregate L2 (microbenchmark order); seed claims hold for about 11.6-15 TB/s",
+    "hbm_bw_bytes_per_s": "H100 SXM5 datasheet: HBM3 3.35 TB/s",
+    "l2_bytes": "Whitepaper: 50 MB L2 cache",
+    "smem_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 228 KiB shared memory per SM",
+    "smem_limit": "CUDA C++ Programming Guide, compute capability 9.0: 227 KiB per block (opt-in)",
+    "smem_reserved_per_block": "CUDA C++ Programming Guide: 1 KiB of shared memory reserved by the system per block",
+    "regs_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 64 K 32-bit registers per SM",
+    "max_regs_per_thread": "CUDA C++ Programming Guide: at most 255 registers per thread",
+    "reg_alloc_unit": "CUDA occupancy calculator: registers allocated 256 per warp, i.e. 8 per thread",
+    "base_regs_per_thread": "Seed lecture's register account: ~40 registers for addresses, loop state and fragments",
+    "max_threads_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 2048 resident threads per SM",
+    "max_blocks_per_sm": "CUDA C++ Programming Guide, compute capability 9.0: 32 resident blocks per SM",
+    "warp_size": "CUDA: 32 threads per warp",
+    "mma_m": "PTX ISA: mma.sync.m16n8k16 for FP16, 16 rows",
+    "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16, 8 columns",
+    "bytes_per_element": "FP16 operands: 2 bytes",
+    "mem_latency_s": "Lecture 10 section 8.4 assumption: ~750 ns loaded global-memory latency; seed claims hold for about 700-800 ns",
+    "t_launch_s": "Lecture assumption: 0, the seed's kernel starts and ends for free",
+    "t_k_step_clk": "Lecture assumption: 0, a k-step lasts exactly as long as its slowest term",
+    "pipeline_overlap": "Lecture assumption: 1, the pipeline hides every term but the slowest",
+    "launch_rules": "Seed lecture's pruning: a fixed warp grid whose warp tile holds one m16n8 mma, at most 255 "
+    "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
+}
+
+#: Source of ``launch_rules`` for a profile that Triton compiles for compute capability 9.0 (Hopper).
+_TRITON_SM90_RULES = (
+    "Triton's compiler for sm_90 (read from triton-lang/triton, checked by compiling with Triton 3.9.0): "
+    "warpsPerTileV2/V3 lay out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
+    "lowerLoads allocates stages buffers with wgmma, stages - 1 without (Pipeliner/LowerLoops.cpp); "
+    "only CompiledKernel._init_handles's shared-memory check refuses (compiler.py)"
+)
+
+# --- more GPUs ----------------------------------------------------------------------------------
+#: The short keys the profiles' sources (:data:`PROFILE_SOURCES`) cite, each -> its entry in the
+#: book's bibliography (``book/references.bib``, where title, version and link are given). A test
+#: checks that every key a source cites is here, every entry exists, and the GPU page lists them all.
+SOURCE_KEYS = MappingProxyType(
+    {
+        "H100-WP": "nvidia2022h100whitepaper",  # NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)
+        "A100-WP": "nvidia2020a100whitepaper",  # NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)
+        "H200-DS": "nvidiaH200datasheet",  # NVIDIA H200 Tensor Core GPU datasheet (2024)
+        "A100-DS": "nvidiaA100datasheet",  # NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM4)
+        "CUDA-PG": "nvidiaCudaGuide",  # CUDA C++ Programming Guide, features per compute capability
+        # S. Bekman, "Machine Learning Engineering", "Maximum Achievable Matmul FLOPS": BF16 torch.matmul
+        # (cuBLAS), best shape of a search: H100 SXM 794.5 TFLOPS (torch 2.7.0+cu126), A100 SXM 271.2
+        "MAMF": "bekman2024mamf",
+        "BENCH": "ernst2023gpubenches",  # D. Ernst, gpu-benches README (stream table: H100 PCIe, CUDA 11.7)
+        # gpu-benches raw results: gpu-l2-cache/h200.txt and a100_80.txt (3088b33), cuda-stream/a100_80.txt
+        # (cdcc732), gpu-latency/h100_pcie.txt (a7dc559), cuda-latency/a100_80.txt (2f91588)
+        "BENCH-DATA": "ernst2024gpubenchesdata",
+        "C&C-H100": "chipsandcheese2023h100",  # Chips and Cheese, "Nvidia's H100: Funny L2, ..." (2023-07-02)
+        # triton#2339 (2023): on H100 the tutorial "only uses GMMA" (wgmma); cuBLAS 102.6 TFLOPS on 2048x512x512
+        "TRITON": "triton2339",
+    }
+)
+
+_H100_SXM_SOURCES = {
+    **H100_SOURCES,
+    "clock_hz": "Nominal 1.83 GHz implied by the datasheet's 989.4 TFLOPS (as the lecture); the sustained clock "
+    "under tensor load was not found in a published measurement, so the measured rate below folds it in",
+    "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16, torch 2.7.0+cu126) "
+    "/ (132 SM x 1.83 GHz) = 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to "
+    "wgmma on Hopper [TRITON], as cuBLAS does",
+    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
+    "128B/cycle/SM' (shared memory is the same SRAM)",
+    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
+    "(no per-SM L2 port measurement found)",
+    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
+    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s)",
+    "hbm_bw_bytes_per_s": "3.35 TB/s (datasheet) x 0.81, the read efficiency [BENCH-DATA] measured on the H200 "
+    "(3888 of 4800 GB/s, the same GH100 memory system) = 2.71 TB/s; the efficiency carried over is an assumption",
+    "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
+    "read by all SMs 'cannot be replicated in both L2 cache sections'",
+    "mem_latency_s": "Measured, unloaded: [BENCH-DATA] gpu-latency on an H100 PCIe (GH100), 658 clocks at "
+    "1755 MHz from HBM = 375 ns (a lower bound for the loaded latency)",
+    "t_launch_s": "Derived: 7.1 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less this model's "
+    "3.4 us without it; an upper bound (2023, form factor not stated; no newer measurement found)",
+    "t_k_step_clk": "Composed from a measurement: 2 x 34 clocks, the L1 latency [BENCH-DATA] measured on an H100 "
+    "PCIe: per k-step one wait on the stage's data in shared memory and one barrier (taking a barrier "
+    "as long as an L1 round trip is an assumption)",
+    "pipeline_overlap": "Assumption, not measured: 0.9, chosen so that large GEMMs land near the medians of "
+    "measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS on the H100, "
+    "226 on the A100; the model page, section 模型与实测)",
+    "launch_rules": _TRITON_SM90_RULES,
+}
+
+_A100_SOURCES = {
+    **{name: text for name, text in H100_SOURCES.items() if "compute capability 9.0" not in text},
+    "n_sm": "[A100-WP] A100 SXM4: 108 SMs",
+    "clock_hz": "[A100-WP] boost clock 1410 MHz; [C&C-H100] on an A100-SXM4-40GB: 'Core clocks went to 1410 MHz "
+    "under load and stays there' (measured sustained clock)",
+    "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] A100 SXM 271.2 TFLOPS (cuBLAS, BF16, torch 2.6.0+cu126) "
+    "/ (108 SM x 1.41 GHz) = 1781 FLOP/clk/SM, 87 % of the nominal 2048 [A100-WP]. Path: mma.sync "
+    "(the A100 has no wgmma), which Triton and cuBLAS both use",
+    "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM",
+    "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
+    "128B/cycle/SM' (shared memory is the same SRAM)",
+    "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
+    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an A100 80GB: 5.40 TB/s, the median of the rows "
+    "with 8-26 MB data sets (5.26-5.45 TB/s)",
+    "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] cuda-stream on an A100 80GB, read column at 100 % occupancy: "
+    "1769 GB/s (87 % of the datasheet's 2039 GB/s [A100-DS])",
+    "l2_bytes": "[A100-WP] 40 MB L2 cache",
+    "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the A100's L2 is 2 x 20 MB",
+    "smem_per_sm": "[CUDA-PG] compute capability 8.0: 164 KiB shared memory per SM",
+    "smem_limit": "[CUDA-PG] compute capability 8.0: 163 KiB per block (opt-in)",
+    "regs_per_sm": "[CUDA-PG] compute capability 8.0: 64 K 32-bit registers per SM",
+    "max_threads_per_sm": "[CUDA-PG] compute capability 8.0: 2048 resident threads per SM",
+    "max_blocks_per_sm": "[CUDA-PG] compute capability 8.0: 32 resident blocks per SM",
+    "mma_m": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 16 rows",
+    "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
+    "mem_latency_s": "Measured, unloaded: [BENCH-DATA] cuda-latency on an A100 80GB, 572 clocks at 1410 MHz from "
+    "HBM = 405 ns (a lower bound for the loaded latency)",
+    "t_launch_s": "Carried over from h100-sxm (7.1 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
+    "an assumption, no A100 measurement of launch and prologue was found",
+    "t_k_step_clk": "Composed from a measurement: 2 x 36 clocks, the L1 latency [BENCH-DATA] measured on an "
+    "A100 80GB: per k-step one wait on the stage's data (cp.async) and one barrier (taking a barrier as "
+    "long as an L1 round trip is an assumption)",
+    "pipeline_overlap": _H100_SXM_SOURCES["pipeline_overlap"],
+    "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
+    "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
+    "lowerLoads allocates stages - 1 buffers (Pipeliner/LowerLoops.cpp); only CompiledKernel._init_handles's "
+    "shared-memory check refuses (compiler.py)",
+}
+
+_H200_SOURCES = {
+    **_H100_SXM_SOURCES,
+    "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200, data sets of 0.1-4.9 GB far beyond L2: "
+    "3888 GB/s (81 % of the datasheet's 4.8 TB/s [H200-DS])",
+    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on this H200: 9.78 TB/s, the median of the rows with "
+    "8-40 MB data sets (9.48-10.25 TB/s)",
+}
+
+_H200_SOURCES["n_sm"] = "[H200-DS] the same GH100 chip as the H100 SXM5: 132 SMs"
+
+_H200_SOURCES["l2_bytes"] = "[H100-WP] 50 MB L2 cache (the H200 is the same GH100 chip)"
+
+#: Short name -> {field name -> where its value comes from}, one entry for every field of every profile.
+PROFILE_SOURCES = MappingProxyType(
+    {
+        "h100-lecture": MappingProxyType({**H100_SOURCES, "l2_partitions": "Lecture assumption: one shared L2"}),
+        "h100-sxm": MappingProxyType(_H100_SXM_SOURCES),
+        "a100-sxm4": MappingProxyType(_A100_SOURCES),
+        "h200-sxm": MappingProxyType(_H200_SOURCES),
+    }
+)
