@@ -96,9 +96,8 @@ PLOTLY_JS = Path(importlib.util.find_spec("plotly").origin).parent / "package_da
 html_static_path = ["book/_static", str(MATHJAX_STATIC), str(PLOTLY_JS), str(WHEEL)]
 html_favicon = "book/_static/favicon.svg"
 html_css_files = ["custom.css"]  # tables: padding, colours, scrolling with a cue; figures' width; print
-# table-scroll.js: a table box whose scrollbar Chromium left undrawn is laid out again; table-print.js: on paper
-# a cell may wrap between an estimate and its interval (no CSS can open the renderer's no-break space)
-html_js_files = ["table-scroll.js", "table-print.js"]
+# table-scroll.js: a table box whose scrollbar Chromium left undrawn is laid out again
+html_js_files = ["table-scroll.js"]
 html_last_updated_fmt = "%Y-%m-%d"  # "最后更新" in every page's footer
 html_theme_options["extra_footer"] = (
     f"<p>schedlab {version} · 文字采用 "

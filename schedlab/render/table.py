@@ -101,6 +101,11 @@ class Table:
     def to_html(self) -> str:
         """A plain ``<table>`` (title as ``<caption>``), every string HTML-escaped.
 
+        In a cell, the no-break space before an interval's ``[`` (:func:`fmt_interval`) is written as
+        ``<span class="interval-gap"> </span>``: a plain space that the book's stylesheet keeps from
+        breaking on screen (the table's box scrolls) and lets break on paper, so a printed cell wraps
+        between an estimate and its interval, never inside a number.
+
         Examples
         --------
         >>> print(Table("x<y", ("a",), [("&",)]).to_html())
@@ -111,6 +116,8 @@ class Table:
         <tr><td>&amp;</td></tr>
         </tbody>
         </table>
+        >>> Table("", ("n",), [(fmt_interval(Interval(18.0, 17.0, 20.0)),)]).to_html().splitlines()[3]
+        '<tr><td>18<span class="interval-gap"> </span>[17,\xa020]</td></tr>'
         """
         esc = html.escape
         lines = ["<table>"]
@@ -118,7 +125,7 @@ class Table:
             lines.append(f"<caption>{esc(self.title)}</caption>")
         lines.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in self.headers) + "</tr></thead>")
         lines.append("<tbody>")
-        lines.extend("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        lines.extend("<tr>" + "".join(f"<td>{_cell_html(c)}</td>" for c in row) + "</tr>" for row in self.rows)
         lines.append("</tbody>")
         lines.append("</table>")
         return "\n".join(lines)
@@ -152,6 +159,11 @@ class Table:
     def _repr_markdown_(self) -> str:
         """The same table as :meth:`to_markdown`, for outputs that render no HTML (the PDF)."""
         return self.to_markdown()
+
+
+def _cell_html(text: str) -> str:
+    """A cell's ``text`` HTML-escaped, each no-break space before ``[`` a space that may break only in print."""
+    return html.escape(text).replace("\u00a0[", '<span class="interval-gap"> </span>[')
 
 
 def _md_escape(text: str) -> str:
