@@ -19,7 +19,8 @@ CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
 XELATEX := /usr/bin/xelatex
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
-# The package as a wheel: served with the site (conf.py), installed by the downloaded notebooks' first cell.
+# The package as a wheel: served with the site (conf.py), installed by the downloaded notebooks' first cell. Only
+# the site needs it (`make html`, `make test`): conf.py builds without it, leaving out the link and the install cell.
 WHEEL := dist/schedlab-$(VERSION)-py3-none-any.whl
 PDF := _build/latex/schedlab.pdf
 
@@ -70,21 +71,21 @@ html: $(DOCTESTS_PASSED) $(WHEEL)
 	$(SPHINX) -b html book _build/html
 	@echo "Open _build/html/index.html (or run: make serve)"
 
-$(DOCTESTS_PASSED): $(STAMP) $(CJK_FONT) $(WHEEL) $(DOCTEST_INPUTS)
+$(DOCTESTS_PASSED): $(STAMP) $(CJK_FONT) $(DOCTEST_INPUTS)
 	$(SPHINX) -b doctest book _build/doctest
 	touch $@
 
 # The whole lecture as one PDF: Sphinx's LaTeX builder (xelatex, see conf.py), then latexmk.
 pdf: $(PDF)
 
-$(PDF): $(STAMP) $(CJK_FONT) $(TEX_FILES) $(WHEEL) $(DOCTEST_INPUTS)
+$(PDF): $(STAMP) $(CJK_FONT) $(TEX_FILES) $(DOCTEST_INPUTS)
 	$(SPHINX) -b latex book _build/latex
 	# from scratch: an .aux or .toc left by a run under other settings (conf.py's latex_elements) stops xelatex
 	$(MAKE) -C _build/latex clean
 	$(MAKE) -C _build/latex LATEXMKOPTS="-silent -interaction=nonstopmode" all-pdf
 	@echo "The PDF: $(PDF)"
 
-doctest: $(STAMP) $(CJK_FONT) $(WHEEL)
+doctest: $(STAMP) $(CJK_FONT)
 	$(SPHINX) -b doctest book _build/doctest
 	touch $(DOCTESTS_PASSED)
 

@@ -11,9 +11,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))  # sphinx_upstream_fixes: workarounds for open Sphinx bugs
-# The notebook kernels run with book/ as their working directory: let them import schedlab.
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-os.environ.setdefault("MPLBACKEND", "Agg")
 
 # -- Project ----------------------------------------------------------------------------
 project = "GPU 矩阵乘法的调度空间"
@@ -21,11 +18,11 @@ author = "CS349E"
 copyright = "2026, CS349E"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 version = release = PYPROJECT["version"]  # the package's version, on every page's footer and the PDF's title page
-# The package as a wheel (`make wheel`, a prerequisite of `make html` and `make pdf`), served with the site: the
-# downloaded notebooks install it (see _offer_notebook_download).
+# The package as a wheel (`make wheel`, a prerequisite of `make html`), served with the site when it has been built:
+# every page's footer links it and the downloaded notebooks install it (see _offer_notebook_download). A build
+# without it (a test's throwaway book, `make doctest`) has neither.
 WHEEL = ROOT / "dist" / f"schedlab-{version}-py3-none-any.whl"
-if not WHEEL.is_file():
-    raise FileNotFoundError(f"{WHEEL.relative_to(ROOT)} is missing: run `make wheel` (make html does) first")
+HAS_WHEEL = WHEEL.is_file()
 INSTALL_LINE = f'%pip install "./{WHEEL.name}[book]"'
 language = "zh_CN"  # Chinese search splits words with jieba (a dependency)
 
@@ -93,17 +90,22 @@ mathjax_path = "mathjax/tex-chtml.js"
 # Plotly's JavaScript from the Python package (one file, served here, no CDN); a page loads it only when it
 # holds an interactive figure (_load_plotly).
 PLOTLY_JS = Path(importlib.util.find_spec("plotly").origin).parent / "package_data" / "plotly.min.js"
-html_static_path = ["book/_static", str(MATHJAX_STATIC), str(PLOTLY_JS), str(WHEEL)]
+html_static_path = ["book/_static", str(MATHJAX_STATIC), str(PLOTLY_JS), *([str(WHEEL)] if HAS_WHEEL else [])]
 html_favicon = "book/_static/favicon.svg"
 html_css_files = ["custom.css"]  # tables: padding, colours, scrolling with a cue; figures' width; print
 # table-scroll.js: a table box whose scrollbar Chromium left undrawn is laid out again
 html_js_files = ["table-scroll.js"]
 html_last_updated_fmt = "%Y-%m-%d"  # "最后更新" in every page's footer
+_WHEEL_LINK = (
+    f' · <a href="_static/{WHEEL.name}" download>下载 schedlab {version}（wheel）</a>，'
+    f"下载的笔记本第一格用它安装：<code>{INSTALL_LINE}</code>"
+    if HAS_WHEEL
+    else ""
+)
 html_theme_options["extra_footer"] = (
     f"<p>schedlab {version} · 文字采用 "
-    '<a href="https://creativecommons.org/licenses/by/4.0/deed.zh-hans">CC BY 4.0</a>，代码采用 MIT 许可证 · '
-    f'<a href="_static/{WHEEL.name}" download>下载 schedlab {version}（wheel）</a>，'
-    f"下载的笔记本第一格用它安装：<code>{INSTALL_LINE}</code></p>"
+    '<a href="https://creativecommons.org/licenses/by/4.0/deed.zh-hans">CC BY 4.0</a>，代码采用 MIT 许可证'
+    f"{_WHEEL_LINK}</p>"
 )
 html_show_sourcelink = True
 html_copy_source = True
@@ -113,7 +115,8 @@ html_copy_source = True
 # Sphinx's Chinese search cuts the pages into words with jieba. The lecture's own terms that
 # jieba's dictionary cuts apart (屋顶线 -> 屋顶 / 线) are in book/_search/words.txt, a jieba user
 # dictionary, so that a reader who types one finds it; book/_search/search.js ranks the page
-# that uses a term most first and keeps code and TeX out of the result snippets.
+# that uses a term most first and keeps code and TeX out of the result snippets (its term counts are written
+# when a build starts: _use_search_scorer).
 SEARCH_DIR = ROOT / "book" / "_search"
 html_search_options = {"dict": str(SEARCH_DIR / "words.txt")}
 
@@ -136,7 +139,14 @@ def _write_search_scorer(out: Path) -> Path:
     return out
 
 
-html_search_scorer = str(_write_search_scorer(ROOT / "_build" / "search_scorer.js"))
+def _use_search_scorer(app):
+    """Write the search scorer among the build's doctrees and make it the HTML builder's ``html_search_scorer``.
+
+    Every builder checks the terms (a term on no page fails any build); the HTML builder reads the file
+    when it writes the search page, after this (``builder-inited``).
+    """
+    app.config.html_search_scorer = str(_write_search_scorer(Path(app.doctreedir) / "search_scorer.js"))
+
 
 copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
@@ -161,7 +171,10 @@ def _with_install_cell(notebook: dict) -> dict:
 
     The site runs its pages on the package itself; a reader who downloads a notebook runs it after this
     line, with the wheel (linked in every page's footer) beside the notebook. The cell is not run here.
+    Without a built wheel (nothing to install) the notebook is returned as it is.
     """
+    if not HAS_WHEEL:
+        return notebook
     cell = {
         "cell_type": "code",
         "execution_count": None,
@@ -191,6 +204,9 @@ def _caption_as_alt_text(app, doctree, docname):
 
 
 def setup(app):
+    # The notebook kernels run with book/ as their working directory: let them import schedlab.
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    os.environ.setdefault("MPLBACKEND", "Agg")
     # The package sources' hash, twice: "env" makes a package edit re-read (re-execute) every page; "html"
     # makes the html builder write every page again even when `make html`'s doctest step (which shares
     # the doctrees) has already re-read them and left it nothing to read.
@@ -200,6 +216,7 @@ def setup(app):
     app.connect("html-page-context", _offer_notebook_download, priority=500)
     app.connect("html-page-context", _load_plotly)
     app.connect("doctree-resolved", _caption_as_alt_text)
+    app.connect("builder-inited", _use_search_scorer)
 
 
 # -- PDF (`make pdf`: the LaTeX builder, then latexmk with xelatex) ------------------------------------

@@ -31,12 +31,12 @@ def hide_guards(page_text):
 
 def test_a_changed_hardware_number_fails_make_html(tmp_path):
     repo = tmp_path / "repo"
-    # The working tree without build output or environment; copytree keeps file times, which make compares.
+    # The working tree without build output, wheel or environment; copytree keeps file times, which make compares.
     shutil.copytree(
         ROOT,
         repo,
         ignore=shutil.ignore_patterns(
-            ".venv", "_build", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis"
+            ".venv", "_build", "dist", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis"
         ),
     )
     hardware = repo / "schedlab" / "core" / "hardware.py"

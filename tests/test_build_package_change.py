@@ -4,11 +4,13 @@ A package edit changes conf.py's hash of the package sources: the doctest step o
 (re-executes) every page into the environment the html step shares, and the html step must then write
 every page, not only those whose Markdown is newer than their output. Runs the real
 Makefile on a copy of the repository whose book is two small pages (this clone's .venv, never
-reinstalled), edits one hardware number, and builds again.
+reinstalled; no wheel, which the pages do not need: conf.py then leaves its download link out), edits one
+hardware number, and builds again.
 """
 
 import shutil
 import subprocess
+import tomllib
 
 import pytest
 
@@ -17,6 +19,8 @@ from tests.site_build import ROOT, write_book
 pytestmark = [pytest.mark.build, pytest.mark.slow]
 
 VENV = ROOT / ".venv"
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+WHEEL = f"dist/schedlab-{VERSION}-py3-none-any.whl"  # the Makefile's; -o: make html does not build it
 PAGE = (
     "# {title}\n\n```{{code-cell}} ipython3\nimport schedlab\nprint({title!r}, 'n_sm =', schedlab.H100_TC.n_sm)\n```\n"
 )
@@ -25,7 +29,7 @@ N_SM = "    n_sm=132,\n"
 
 def make_html(repo):
     proc = subprocess.run(
-        ["make", "html", f"VENV={VENV}", "-o", str(VENV / ".installed")],
+        ["make", "html", f"VENV={VENV}", "-o", str(VENV / ".installed"), "-o", WHEEL],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -40,7 +44,7 @@ def test_a_package_edit_rewrites_every_page(tmp_path):
         ROOT,
         repo,
         ignore=shutil.ignore_patterns(
-            ".venv", "_build", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis", "book"
+            ".venv", "_build", "dist", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis", "book"
         ),
     )
     book = write_book(repo, {"index": PAGE.format(title="一"), "second": PAGE.format(title="二")})
