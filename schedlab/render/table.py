@@ -273,7 +273,8 @@ def fmt_interval(iv: Interval, percent: bool = False) -> str:
 
     Each number is whole (:func:`fmt_whole`), ``—`` for an infinite or missing end; with
     ``percent`` the statistic is a share, shown as a whole percentage with its ends in percent.
-    The no-break spaces keep a cell on one line in a narrow HTML column.
+    The no-break spaces keep a cell on one line in a narrow HTML column (:meth:`Table.to_html` lets the
+    one before ``[`` break on paper only).
 
     Examples
     --------
