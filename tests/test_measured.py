@@ -395,6 +395,7 @@ def test_every_shipped_landscape_has_recorded_tuner_runs():
     assert {load_runs(p).landscape for p in RUNS if p.name.endswith("-fast.npz")} == sources
 
 
+@pytest.mark.regen
 @pytest.mark.parametrize(
     "path",
     # bayes_opt and TPE take about 30 s a run on 17,956 configs
