@@ -11,9 +11,10 @@ SPHINX := $(BIN)/sphinx-build -c . -d _build/doctrees -T -W --keep-going -j auto
 DOCTESTS_PASSED := _build/doctest/passed
 DOCTEST_INPUTS := conf.py $(wildcard book/*.md) $(shell find schedlab -name "*.py")
 # Tests in parallel (pytest-xdist, one worker per core; idle workers take queued tests from busy ones). `make check` leaves out the tests marked in
-# pyproject.toml as needing the built site, running sphinx-build or make, or slow.
+# pyproject.toml as needing the built site, running sphinx-build or make, slow, or regenerating recorded data, and runs
+# each Hypothesis property on a tenth of its examples (the `quick` profile, tests/conftest.py).
 PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
-QUICK := -m "not site and not build and not slow"
+QUICK := -m "not site and not build and not slow and not regen"
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
@@ -98,7 +99,7 @@ test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM) $(TEX_FILES) $(WHEEL)
 
 # The package's tests and doctests, no site build: minutes, not more.
 check: lint $(CJK_FONT)
-	$(PYTEST) $(QUICK) tests schedlab
+	HYPOTHESIS_PROFILE=quick $(PYTEST) $(QUICK) tests schedlab
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, Hardware, all_configs
 from schedlab.core.space import config_array, launch_checks
 
 __all__ = [
+    "examples",
     "ALL_CONFIGS",
     "LAUNCHABLE",
     "UNLAUNCHABLE",
@@ -30,6 +32,16 @@ __all__ = [
     "shapes",
     "hardware",
 ]
+
+
+def examples(times: float) -> settings:
+    """Settings for a property that runs ``times`` the loaded profile's examples (at least one).
+
+    The profiles are in tests/conftest.py: 100 examples under `make test`, 10 under `make check`; so
+    ``@examples(3)`` runs 300 and 30.
+    """
+    return settings(max_examples=max(1, round(times * settings.default.max_examples)))
+
 
 #: Upper bound of a generated GEMM dimension: large enough for multi-wave grids and L2
 #: overflow, small enough that one evaluation stays in the millisecond range.

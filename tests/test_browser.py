@@ -1,7 +1,11 @@
-"""Each page in headless Chromium: renders, no console errors, no request leaving localhost; and as a reader
-meets it: solutions collapsed, tables readable in both themes and on a phone, sharp described figures, search.
+"""Each page in headless Chromium as a reader meets it: renders offline without errors, solutions folded on
+screen and printed open, tables readable in both themes, on a phone and on paper, sharp described figures,
+interactive figures that draw and hover, and search.
 
-Chromium is Debian's (`make test` installs it where missing); Playwright only drives it.
+Each page is loaded once per layout (a laptop in light and in dark mode, a phone, paper) and every check of that
+layout runs on the loaded page; a check's failures are collected under its name, so one failing check still names
+itself and the others still run. Chromium is Debian's (`make test` installs it where missing); Playwright only
+drives it.
 """
 
 import functools
@@ -9,7 +13,7 @@ import http.server
 import re
 import shutil
 import threading
-from urllib.parse import quote, urlparse
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -29,6 +33,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+#: Every request that does not go to the test's own server (it is refused, and reported).
+OUTSIDE = re.compile(r"^(?!http://127\.0\.0\.1[:/]).*")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -67,72 +73,71 @@ def load(tab, url):
     return response
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_renders_offline_without_errors(server, browser, page):
-    tab = browser.new_page()
-    errors, outside = [], []
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    tab.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
-    tab.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in ("127.0.0.1", None) else None)
-    response = load(tab, f"{server}/{page}.html")
-    assert response.status == 200
-    assert tab.locator("article h1").count() == 1
-    assert tab.locator("article").inner_text().strip()
-    broken = tab.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
-    assert not broken, f"images that did not load: {broken}"
-    if tab.locator(".math").count():
-        tab.wait_for_selector("mjx-container", timeout=10_000)  # MathJax (served locally) typeset the math
-    tab.close()
-    assert not errors, f"console errors on {page}: {errors}"
-    assert not outside, f"requests leaving localhost from {page}: {outside}"
+class Loaded:
+    """A page loaded in its own browser context: the tab, the HTTP response, and what went wrong while loading
+    (console errors, failed requests, requests to anywhere but the test's server, which are refused); with
+    ``paper``, shown as printed (print media emulated)."""
 
+    def __init__(self, browser, server, path, mode="light", width=1280, paper=False):
+        self.paper = paper
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.errors, self.outside = [], []
+        # every request off localhost is refused (the page must work offline) and noted
+        self.context.route(OUTSIDE, lambda route: (self.outside.append(route.request.url), route.abort()))
+        # the theme reads the reader's choice from localStorage, as its switch leaves it (mode and theme)
+        self.context.add_init_script(
+            f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');"
+        )
+        self.tab = self.context.new_page()
+        self.tab.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.tab.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.tab.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url}"))
+        self.response = load(self.tab, f"{server}/{path}")
+        self.theme = self.tab.evaluate("document.documentElement.dataset.theme")
+        self.show_as_laid_out()
 
-# -- The lecture as a reader meets it: themes, phones, solutions, figures, search -------------------------------
+    def show_as_laid_out(self):
+        """Back to the page's own media (a check may have looked at it on screen or on paper)."""
+        self.tab.emulate_media(media="print" if self.paper else "screen")
 
-#: Pages with exercise solutions (read from the sources, so a new page with solutions is checked too).
-SOLUTION_PAGES = tuple(p for p in PAGES if "{solution-start}" in (BOOK / f"{p}.md").read_text(encoding="utf-8"))
-PHONE_WIDTH_PX = 390
+    def close(self):
+        self.context.close()
 
 
 @pytest.fixture
 def open_page(server, browser):
-    """``open_page(path, mode="light", width=1280)``: a tab showing ``path`` in that theme and viewport width."""
-    contexts = []
+    """``open_page(path, mode="light", width=1280)``: a :class:`Loaded` page in that theme and viewport width."""
+    opened = []
 
     def _open(path, mode="light", width=1280):
-        ctx = browser.new_context(viewport={"width": width, "height": 900})
-        contexts.append(ctx)
-        # the theme reads the reader's choice from localStorage, as its switch leaves it (mode and theme)
-        ctx.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-        tab = ctx.new_page()
-        load(tab, f"{server}/{path}")
-        assert tab.evaluate("document.documentElement.dataset.theme") == mode, f"{path}: not in {mode} mode"
-        return tab
+        opened.append(Loaded(browser, server, path, mode, width))
+        assert opened[-1].theme == mode, f"{path}: not in {mode} mode"
+        return opened[-1].tab
 
     yield _open
-    for ctx in contexts:
-        ctx.close()
+    for page in opened:
+        page.close()
+
+
+#: Pages with exercise solutions (read from the sources, so a new page with solutions is checked too).
+SOLUTION_PAGES = tuple(p for p in PAGES if "{solution-start}" in (BOOK / f"{p}.md").read_text(encoding="utf-8"))
+#: Pages with tables and figures (the index and the references page have none).
+TABLE_PAGES = tuple(p for p in NOTEBOOK_PAGES if p != "index")
+#: Pages with an interactive Plotly figure, and a knob value its hover must name.
+PLOTLY_PAGES = ("landscape", "shapes")
+PHONE_WIDTH_PX = 390
+#: The widths a reader meets: a laptop (the text column is about 688 px), a phone, and paper (A4 less 1 cm
+#: margins, 190 mm at 96 px per inch, with print media emulated).
+PRINT_WIDTH_PX = 718
 
 
 def test_some_pages_have_solutions():
     assert len(SOLUTION_PAGES) >= 5, SOLUTION_PAGES
 
 
-@pytest.mark.parametrize("page", SOLUTION_PAGES)
-def test_solutions_start_collapsed_and_open_on_click(open_page, page):
-    tab = open_page(f"{page}.html")
-    solutions = tab.locator("div.solution")
-    assert solutions.count() >= 1, f"{page}: no solution rendered"
-    for i in range(solutions.count()):
-        solution = solutions.nth(i)
-        body = solution.locator(":scope > :not(.admonition-title)")
-        assert body.count() >= 1, f"{page}: solution {i} has no body"
-        solution.scroll_into_view_if_needed()
-        assert not any(body.nth(j).is_visible() for j in range(body.count())), f"{page}: solution {i} shows open"
-        solution.locator(":scope > .admonition-title button.toggle-button").click()
-        body.first.wait_for(state="visible", timeout=5_000)
-        assert all(body.nth(j).is_visible() for j in range(body.count())), f"{page}: solution {i} did not open"
+def test_no_page_says_contents():
+    """目录 is the label of the theme's on-page table of contents; the snippet test relies on no page using it."""
+    assert not [p for p in PAGES if "目录" in (BOOK / f"{p}.md").read_text(encoding="utf-8")]
 
 
 #: WCAG 2 contrast of each table cell's text on its effective background (ancestors' backgrounds composed).
@@ -159,17 +164,6 @@ CONTRAST_JS = """
   });
 }
 """
-#: Pages with tables (the index and the references page have none).
-TABLE_PAGES = tuple(p for p in NOTEBOOK_PAGES if p != "index")
-
-
-@pytest.mark.parametrize("mode", ["light", "dark"])
-@pytest.mark.parametrize("page", TABLE_PAGES)
-def test_every_table_cell_reads_in_both_themes(open_page, page, mode):
-    cells = open_page(f"{page}.html", mode=mode).evaluate(CONTRAST_JS)
-    assert cells, f"{page}: no table cell found"
-    poor = [c for c in cells if c["ratio"] < 4.5]  # WCAG 2 AA for body text
-    assert not poor, f"{page} ({mode}): {len(poor)} of {len(cells)} cells under 4.5:1, e.g. {poor[:3]}"
 
 
 PHONE_JS = """
@@ -198,17 +192,6 @@ PHONE_JS = """
 """
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_phone_layout_keeps_tables_readable(open_page, page):
-    """At 390 px a wide table scrolls in its own box, no word is split across lines, the page never scrolls sideways."""
-    got = open_page(f"{page}.html", width=PHONE_WIDTH_PX).evaluate(PHONE_JS, PHONE_WIDTH_PX)
-    assert got["pageWidth"] <= PHONE_WIDTH_PX, (
-        f"{page}: the page is {got['pageWidth']} px wide on a {PHONE_WIDTH_PX} px phone"
-    )
-    assert not got["unboxed"], f"{page}: tables wider than the phone without a scroll box: {got['unboxed']}"
-    assert not got["broken"], f"{page}: words broken across lines in table cells: {got['broken'][:10]}"
-
-
 FIGURES_JS = """
 () => [...document.querySelectorAll("article figure")].map((fig) => {
   // an interactive figure's static twin (img.schedlab-print-twin) is shown on paper only: not the figure's image
@@ -223,67 +206,6 @@ FIGURES_JS = """
 })
 """
 
-
-@pytest.mark.parametrize("width", [1280, PHONE_WIDTH_PX])
-@pytest.mark.parametrize("page", TABLE_PAGES)
-def test_figures_are_sharp_described_and_captioned_in_body_weight(open_page, page, width):
-    figs = open_page(f"{page}.html", width=width).evaluate(FIGURES_JS)
-    assert figs, f"{page}: no figure"
-    for f in figs:
-        assert f["caption"], f"{page}: a figure without a caption"
-        assert f["weight"] == 400, f"{page}: caption in weight {f['weight']}, not the body text's 400"
-        if "interactive" in f:
-            assert f["interactive"], f"{page}: a figure with neither an image nor a Plotly figure"
-            continue  # vector graphics and text: sharp at any size; its words are its own, not an alt text
-        assert f["alt"] == f["caption"], f"{page}: alt text {f['alt']!r} is not the caption {f['caption']!r}"
-        sharp = f["src"].endswith(".svg") or f["natural"] >= 2 * f["shown"]
-        assert sharp, (
-            f"{page}: {f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
-        )
-
-
-def search_results(open_page, query):
-    """The search page's results for ``query``: [(page, snippet text)] in the order shown."""
-    tab = open_page(f"search.html?q={quote(query)}")
-    tab.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15_000)
-    items = tab.locator("#search-results ul.search > li")
-    results = []
-    for i in range(items.count()):
-        item = items.nth(i)
-        page = item.locator("a").first.get_attribute("href").split(".html")[0]
-        item.locator("p.context").wait_for(timeout=10_000)  # the snippet, fetched from the page
-        results.append((page, item.locator("p.context").inner_text()))
-    return results
-
-
-def test_no_page_says_contents():
-    """目录 is the label of the theme's on-page table of contents; the snippet test relies on no page using it."""
-    assert not [p for p in PAGES if "目录" in (BOOK / f"{p}.md").read_text(encoding="utf-8")]
-
-
-@pytest.mark.parametrize("query", ["屋顶线", "共享内存", "调度空间", "寄存器", "代价模型"])
-def test_chinese_search_finds_the_lectures_terms_with_clean_snippets(open_page, query):
-    results = search_results(open_page, query)
-    assert results, f"search for {query} found nothing"
-    for page, snippet in results:
-        assert query in snippet, f"{query}: the snippet of {page} does not show the word: {snippet!r}"
-        assert "目录" not in snippet, f"{query}: the snippet of {page} is cut from the theme's table of contents"
-        assert "显示代码" not in snippet, f"{query}: the snippet of {page} shows a collapsed cell's label"
-        dirty = re.findall(r">>>|\\[a-zA-Z]+|\\[()\[\]]|\$", snippet)
-        assert not dirty, f"{query}: the snippet of {page} shows code or TeX {dirty}: {snippet!r}"
-
-
-def test_search_ranks_the_pruning_page_first_for_shared_memory(open_page):
-    pages = [page for page, _ in search_results(open_page, "共享内存")]
-    assert pages[0] == "space", f"共享内存 ranks {pages}"
-
-
-# -- Tables that never cut, figures a phone can read, figures to explore ---------------------------------------
-
-#: The widths a reader meets: a laptop (the text column is about 688 px), a phone, and paper (A4 less 1 cm
-#: margins, 190 mm at 96 px per inch, with print media emulated).
-PRINT_WIDTH_PX = 718
-LAYOUTS = {"1280": (1280, "screen"), "390": (PHONE_WIDTH_PX, "screen"), "print": (PRINT_WIDTH_PX, "print")}
 
 CLIPPED_JS = """
 (print) => {
@@ -314,30 +236,6 @@ CLIPPED_JS = """
 """
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("page", TABLE_PAGES)
-def test_no_table_is_cut(open_page, page, layout):
-    """At 1280 px, 390 px and on paper every table fits, or scrolls in a box with a drawn scrollbar (not on paper)."""
-    width, media = LAYOUTS[layout]
-    tab = open_page(f"{page}.html", width=width)
-    tab.emulate_media(media=media)
-    cut = tab.evaluate(CLIPPED_JS, media == "print")
-    assert not cut, f"{page} at {layout}: tables cut: {cut}"
-
-
-def test_the_clip_check_sees_a_cut_table(open_page):
-    """The check above can fail: a table squeezed into a box that hides its overflow is reported, on screen and paper."""
-    tab = open_page("landscape.html")
-    tab.evaluate(
-        """() => { const d = document.createElement("div"); d.style.cssText = "width: 100px; overflow: hidden";
-        d.innerHTML = "<table><caption>t</caption><tr><td>" + "x ".repeat(200) + "</td></tr></table>";
-        d.querySelector("td").style.whiteSpace = "nowrap"; document.querySelector("article").append(d); }"""
-    )
-    assert tab.evaluate(CLIPPED_JS, False)
-    tab.emulate_media(media="print")
-    assert tab.evaluate(CLIPPED_JS, True)
-
-
 #: Each exercise solution as laid out: how many blocks its body has, how many of them show (height, visible,
 #: not transparent), and whether its fold button shows.
 SOLUTIONS_JS = """
@@ -351,21 +249,6 @@ SOLUTIONS_JS = """
           button: !!button && button.getClientRects().length > 0};
 })
 """
-
-
-@pytest.mark.parametrize("page", SOLUTION_PAGES)
-def test_solutions_print_open(open_page, page):
-    """On paper every solution prints with its content (an instructor prints the lecture), without the fold
-    button and its hint; on the same page on screen the check sees them folded, so it can tell the two apart."""
-    tab = open_page(f"{page}.html", width=PRINT_WIDTH_PX)
-    on_screen = tab.evaluate(SOLUTIONS_JS)
-    assert on_screen and all(s["body"] for s in on_screen), f"{page}: a solution without a body: {on_screen}"
-    assert not [s["title"] for s in on_screen if s["shown"]], f"{page}: solutions not folded on screen: {on_screen}"
-    tab.emulate_media(media="print")
-    printed = tab.evaluate(SOLUTIONS_JS)
-    folded = [s["title"] for s in printed if s["shown"] < s["body"]]
-    assert not folded, f"{page}: solutions printed folded, their content hidden: {folded}"
-    assert not [s["title"] for s in printed if s["button"]], f"{page}: the fold button prints: {printed}"
 
 
 #: Numbers in table cells laid out over two lines ("98% [89, 1" / "00]"). A number is a run of digits with its
@@ -391,28 +274,6 @@ SPLIT_NUMBERS_JS = """
 """
 
 
-@pytest.mark.parametrize("page", TABLE_PAGES)
-def test_no_number_splits_across_lines_in_print(open_page, page):
-    """On paper a table cell may wrap between words, never inside a number (the print rule once let every
-    cell break anywhere: "98% [89, 1" / "00]", "328" / "9")."""
-    tab = open_page(f"{page}.html", width=PRINT_WIDTH_PX)
-    tab.emulate_media(media="print")
-    split = tab.evaluate(SPLIT_NUMBERS_JS)
-    assert not split, f"{page}: numbers split across lines in print: {split[:10]}"
-
-
-def test_the_number_check_sees_a_split_number(open_page):
-    """The check above can fail: a number in a cell too narrow for it, allowed to break anywhere, is reported."""
-    tab = open_page("measured.html", width=PRINT_WIDTH_PX)
-    tab.evaluate(
-        """() => { const d = document.createElement("div"); d.style.width = "3ch";
-        d.innerHTML = "<table><tr><td style='overflow-wrap: anywhere'>98%\\u00a0[89,\\u00a0100]</td></tr></table>";
-        document.querySelector("article").append(d); }"""
-    )
-    tab.emulate_media(media="print")
-    assert tab.evaluate(SPLIT_NUMBERS_JS)
-
-
 #: Inline-code words in prose laid out over two lines although narrower than their line: "--gpu" shown as
 #: "-" / "-gpu" reads as another option. A word wider than its line may wrap (it cannot fit otherwise).
 SPLIT_CODE_JS = """
@@ -436,21 +297,135 @@ SPLIT_CODE_JS = """
 """
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_inline_code_words_stay_whole_on_a_phone(open_page, page):
-    tab = open_page(f"{page}.html", width=PHONE_WIDTH_PX)
-    split = tab.evaluate(SPLIT_CODE_JS)
-    assert not split, f"{page}: inline code split across lines at {PHONE_WIDTH_PX} px: {split}"
-
-
 IMAGES_JS = """
 () => [...document.querySelectorAll("article .cell_output img:not(.schedlab-print-twin)")].map((img) => ({src: img.getAttribute("src"),
   natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))
 """
 
 
-@pytest.mark.parametrize("page", TABLE_PAGES)
-def test_figure_text_is_legible_on_a_phone(open_page, built_site, page):
+# -- The checks: each takes the loaded page and the site folder, and returns what it found wrong --------------
+
+
+def renders_offline_without_errors(page, site):
+    tab, problems = page.tab, []
+    if page.response.status != 200:
+        problems.append(f"HTTP {page.response.status}")
+    if tab.locator("article h1").count() != 1:
+        problems.append(f"{tab.locator('article h1').count()} article headings, not 1")
+    if not tab.locator("article").inner_text().strip():
+        problems.append("an empty article")
+    broken = tab.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+    if broken:
+        problems.append(f"images that did not load: {broken}")
+    if tab.locator(".math").count():
+        tab.wait_for_selector("mjx-container", timeout=10_000)  # MathJax (served locally) typeset the math
+    if page.errors:
+        problems.append(f"console errors: {page.errors}")
+    if page.outside:
+        problems.append(f"requests leaving localhost: {page.outside}")
+    return problems
+
+
+def solutions_start_collapsed_and_open_on_click(page, site):
+    """Run last on its page: it opens the solutions."""
+    solutions, problems = page.tab.locator("div.solution"), []
+    if not solutions.count():
+        return ["no solution rendered"]
+    for i in range(solutions.count()):
+        solution = solutions.nth(i)
+        body = solution.locator(":scope > :not(.admonition-title)")
+        if not body.count():
+            problems.append(f"solution {i} has no body")
+            continue
+        solution.scroll_into_view_if_needed()
+        if any(body.nth(j).is_visible() for j in range(body.count())):
+            problems.append(f"solution {i} shows open")
+        solution.locator(":scope > .admonition-title button.toggle-button").click()
+        body.first.wait_for(state="visible", timeout=5_000)
+        if not all(body.nth(j).is_visible() for j in range(body.count())):
+            problems.append(f"solution {i} did not open")
+    return problems
+
+
+def table_cells_read(page, site):
+    cells = page.tab.evaluate(CONTRAST_JS)
+    if not cells:
+        return ["no table cell found"]
+    poor = [c for c in cells if c["ratio"] < 4.5]  # WCAG 2 AA for body text
+    return [f"{len(poor)} of {len(cells)} cells under 4.5:1, e.g. {poor[:3]}"] if poor else []
+
+
+def phone_keeps_tables_readable(page, site):
+    """At 390 px a wide table scrolls in its own box, no word is split across lines, the page never scrolls sideways."""
+    got, problems = page.tab.evaluate(PHONE_JS, PHONE_WIDTH_PX), []
+    if got["pageWidth"] > PHONE_WIDTH_PX:
+        problems.append(f"the page is {got['pageWidth']} px wide on a {PHONE_WIDTH_PX} px phone")
+    if got["unboxed"]:
+        problems.append(f"tables wider than the phone without a scroll box: {got['unboxed']}")
+    if got["broken"]:
+        problems.append(f"words broken across lines in table cells: {got['broken'][:10]}")
+    return problems
+
+
+def figures_are_sharp_described_and_captioned_in_body_weight(page, site):
+    figs, problems = page.tab.evaluate(FIGURES_JS), []
+    if not figs:
+        return ["no figure"]
+    for f in figs:
+        if not f["caption"]:
+            problems.append("a figure without a caption")
+        if f["weight"] != 400:
+            problems.append(f"caption in weight {f['weight']}, not the body text's 400")
+        if "interactive" in f:
+            if not f["interactive"]:
+                problems.append("a figure with neither an image nor a Plotly figure")
+            continue  # vector graphics and text: sharp at any size; its words are its own, not an alt text
+        if f["alt"] != f["caption"]:
+            problems.append(f"alt text {f['alt']!r} is not the caption {f['caption']!r}")
+        if not (f["src"].endswith(".svg") or f["natural"] >= 2 * f["shown"]):
+            problems.append(
+                f"{f['src']} has {f['natural']} px for {f['shown']:.0f} CSS px (under 2x: blurred on phones)"
+            )
+    return problems
+
+
+def no_table_is_cut(page, site):
+    """At 1280 px, 390 px and on paper every table fits, or scrolls in a box with a drawn scrollbar (not on paper)."""
+    return page.tab.evaluate(CLIPPED_JS, page.paper)
+
+
+def solutions_print_open(page, site):
+    """On paper every solution prints with its content (an instructor prints the lecture), without the fold
+    button and its hint; on the same page on screen the check sees them folded, so it can tell the two apart."""
+    page.tab.emulate_media(media="screen")
+    on_screen = page.tab.evaluate(SOLUTIONS_JS)
+    page.tab.emulate_media(media="print")
+    printed, problems = page.tab.evaluate(SOLUTIONS_JS), []
+    if not on_screen or not all(s["body"] for s in on_screen):
+        problems.append(f"a solution without a body: {on_screen}")
+    if [s["title"] for s in on_screen if s["shown"]]:
+        problems.append(f"solutions not folded on screen: {on_screen}")
+    folded = [s["title"] for s in printed if s["shown"] < s["body"]]
+    if folded:
+        problems.append(f"solutions printed folded, their content hidden: {folded}")
+    if [s["title"] for s in printed if s["button"]]:
+        problems.append(f"the fold button prints: {printed}")
+    return problems
+
+
+def no_number_splits_across_lines(page, site):
+    """On paper a table cell may wrap between words, never inside a number (the print rule once let every
+    cell break anywhere: "98% [89, 1" / "00]", "328" / "9")."""
+    split = page.tab.evaluate(SPLIT_NUMBERS_JS)
+    return [f"numbers split across lines: {split[:10]}"] if split else []
+
+
+def inline_code_words_stay_whole(page, site):
+    split = page.tab.evaluate(SPLIT_CODE_JS)
+    return [f"inline code split across lines at {PHONE_WIDTH_PX} px: {split}"] if split else []
+
+
+def figure_text_is_legible(page, site):
     """At 390 px no figure shows text under 9 CSS px, nor a text colour under 4.5:1 on what lies under it.
 
     Each PNG carries its smallest text's size in its own pixels and its lowest contrast
@@ -461,50 +436,52 @@ def test_figure_text_is_legible_on_a_phone(open_page, built_site, page):
     from schedlab.figures.style import LEGIBILITY_KEYS, MIN_CONTRAST, MIN_TEXT_CSS_PX
 
     size_key, contrast_key, smallest_key, faintest_key = LEGIBILITY_KEYS
-    for img in open_page(f"{page}.html", width=PHONE_WIDTH_PX).evaluate(IMAGES_JS):
-        meta = Image.open(built_site / img["src"]).text
-        assert size_key in meta, f"{page}: {img['src']} carries no legibility record (not made by schedlab.figures?)"
+    problems = []
+    for img in page.tab.evaluate(IMAGES_JS):
+        meta = Image.open(site / img["src"]).text
+        if size_key not in meta:
+            problems.append(f"{img['src']} carries no legibility record (not made by schedlab.figures?)")
+            continue
         css_px = float(meta[size_key]) * img["shown"] / img["natural"]
-        assert css_px >= MIN_TEXT_CSS_PX, f"{page}: {meta[smallest_key]!r} is {css_px:.1f} CSS px on a phone"
-        assert float(meta[contrast_key]) >= MIN_CONTRAST, f"{page}: {meta[faintest_key]!r} at {meta[contrast_key]}:1"
+        if css_px < MIN_TEXT_CSS_PX:
+            problems.append(f"{meta[smallest_key]!r} is {css_px:.1f} CSS px on a phone")
+        if float(meta[contrast_key]) < MIN_CONTRAST:
+            problems.append(f"{meta[faintest_key]!r} at {meta[contrast_key]}:1")
+    return problems
 
 
-#: Pages with an interactive Plotly figure, and a knob value its hover must name.
-PLOTLY_PAGES = ("landscape", "shapes")
+SHOWN_JS = """() => [...document.querySelectorAll("article .schedlab-explorer, article img.schedlab-print-twin")].map(
+  (e) => ({twin: e.tagName === "IMG", width: e.getBoundingClientRect().width, complete: e.tagName !== "IMG" || e.complete,
+           natural: e.naturalWidth || 0}))"""
 
 
-@pytest.mark.parametrize("page", PLOTLY_PAGES)
-def test_interactive_figure_prints_as_its_static_twin(open_page, page):
+def interactive_figure_prints_as_its_static_twin(page, site):
     """On screen the Plotly figure and not its twin; on paper the twin, whole, and not the Plotly figure."""
-    tab = open_page(f"{page}.html")
-    shown = """() => [...document.querySelectorAll("article .schedlab-explorer, article img.schedlab-print-twin")].map(
-      (e) => ({twin: e.tagName === "IMG", width: e.getBoundingClientRect().width, complete: e.tagName !== "IMG" || e.complete,
-               natural: e.naturalWidth || 0}))"""
-    screen = tab.evaluate(shown)
-    assert screen and any(e["twin"] for e in screen), f"{page}: no interactive figure with a static twin"
-    assert all((e["width"] > 0) != e["twin"] for e in screen), f"{page}: on screen {screen}"
-    tab.emulate_media(media="print")
-    paper = tab.evaluate(shown)
-    assert all((e["width"] > 0) == e["twin"] for e in paper), f"{page}: on paper {paper}"
-    assert all(e["natural"] > 0 for e in paper if e["twin"]), f"{page}: a twin image did not load: {paper}"
+    screen, problems = page.tab.evaluate(SHOWN_JS), []
+    if not (screen and any(e["twin"] for e in screen)):
+        problems.append("no interactive figure with a static twin")
+    if not all((e["width"] > 0) != e["twin"] for e in screen):
+        problems.append(f"on screen {screen}")
+    page.tab.emulate_media(media="print")
+    paper = page.tab.evaluate(SHOWN_JS)
+    if not all((e["width"] > 0) == e["twin"] for e in paper):
+        problems.append(f"on paper {paper}")
+    if not all(e["natural"] > 0 for e in paper if e["twin"]):
+        problems.append(f"a twin image did not load: {paper}")
+    return problems
 
 
-@pytest.mark.parametrize("page", PLOTLY_PAGES)
-def test_interactive_figure_draws_offline_and_hovers(browser, server, page):
+def interactive_figure_draws_offline_and_hovers(page, site):
     """With every request off localhost refused, Plotly (served from _static) draws the figure, and hovering
     a point shows its label: a configuration's knob tuple and time, or a shape pair's cost."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    ctx.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]).*"), lambda route: route.abort())
-    tab = ctx.new_page()
-    errors = []
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    load(tab, f"{server}/{page}.html")
+    tab = page.tab
     plot = tab.locator("article .plotly-graph-div").first
     plot.wait_for(timeout=15_000)
     plot.scroll_into_view_if_needed()
     tab.wait_for_selector("article .plotly-graph-div .main-svg", timeout=15_000)
     points = tab.locator("article .plotly-graph-div :is(g.point, g.hm, .heatmaplayer image, .nsewdrag)")
-    assert points.count(), f"{page}: the Plotly figure drew nothing"
+    if not points.count():
+        return ["the Plotly figure drew nothing"]
     box = tab.locator("article .plotly-graph-div .nsewdrag").first.bounding_box()
     hover = ""
     for fx, fy in ((0.02, 0.98), (0.05, 0.9), (0.1, 0.5), (0.3, 0.3), (0.5, 0.5), (0.12, 0.12)):
@@ -513,6 +490,134 @@ def test_interactive_figure_draws_offline_and_hovers(browser, server, page):
         hover = " ".join(t or "" for t in tab.locator("article .plotly-graph-div .hoverlayer").all_text_contents())
         if hover.strip():
             break
-    ctx.close()
-    assert not errors, f"{page}: {errors}"
-    assert re.search(r"\(\d+, \d+, \d+, \d+, \d+, \d+\)", hover), f"{page}: hover shows no configuration: {hover!r}"
+    tab.mouse.move(0, 0)
+    if not re.search(r"\(\d+, \d+, \d+, \d+, \d+, \d+\)", hover):
+        return [f"hover shows no configuration: {hover!r}"]
+    return []
+
+
+# -- Each page once per layout, every check of that layout on it ------------------------------------------------
+
+ALL = PAGES
+#: Per layout: (viewport width, colour mode, paper), and each check with the pages it applies to, in the order
+#: they run (a check that changes the page, opening solutions, runs last).
+LAYOUTS = {
+    "1280": (
+        (1280, "light", False),
+        [
+            (renders_offline_without_errors, ALL),
+            (table_cells_read, TABLE_PAGES),
+            (figures_are_sharp_described_and_captioned_in_body_weight, TABLE_PAGES),
+            (no_table_is_cut, TABLE_PAGES),
+            (interactive_figure_prints_as_its_static_twin, PLOTLY_PAGES),
+            (interactive_figure_draws_offline_and_hovers, PLOTLY_PAGES),
+            (solutions_start_collapsed_and_open_on_click, SOLUTION_PAGES),
+        ],
+    ),
+    "dark": ((1280, "dark", False), [(table_cells_read, TABLE_PAGES)]),
+    "390": (
+        (PHONE_WIDTH_PX, "light", False),
+        [
+            (phone_keeps_tables_readable, ALL),
+            (inline_code_words_stay_whole, ALL),
+            (figures_are_sharp_described_and_captioned_in_body_weight, TABLE_PAGES),
+            (figure_text_is_legible, TABLE_PAGES),
+            (no_table_is_cut, TABLE_PAGES),
+        ],
+    ),
+    "print": (
+        (PRINT_WIDTH_PX, "light", True),
+        [
+            (solutions_print_open, SOLUTION_PAGES),  # looks at the page on screen first, then on paper
+            (no_table_is_cut, TABLE_PAGES),
+            (no_number_splits_across_lines, TABLE_PAGES),
+        ],
+    ),
+}
+LOADS = [
+    (page, layout) for layout, (_, checks) in LAYOUTS.items() for page in PAGES if any(page in on for _, on in checks)
+]
+
+
+@pytest.mark.parametrize("page, layout", LOADS, ids=[f"{p}-{layout}" for p, layout in LOADS])
+def test_page_as_a_reader_meets_it(browser, server, built_site, page, layout):
+    """Load the page once in this layout and run each of its checks; report every check that found something."""
+    (width, mode, paper), checks = LAYOUTS[layout]
+    loaded = Loaded(browser, server, f"{page}.html", mode, width, paper)
+    failures = [] if loaded.theme == mode else [f"theme: not in {mode} mode"]
+    try:
+        for check, pages in checks:
+            if page not in pages:
+                continue
+            try:
+                problems = check(loaded, built_site)
+            except Exception as err:  # a timeout or a missing element: that check fails, the others still run
+                problems = [f"{type(err).__name__}: {err}"]
+            failures += [f"{check.__name__}: {problem}" for problem in problems]
+            loaded.show_as_laid_out()
+    finally:
+        loaded.close()
+    assert not failures, f"{page} at {layout}:\n" + "\n".join(failures)
+
+
+# -- The checks can fail ---------------------------------------------------------------------------------------
+
+
+def test_the_clip_check_sees_a_cut_table(open_page):
+    """A table squeezed into a box that hides its overflow is reported, on screen and paper."""
+    tab = open_page("landscape.html")
+    tab.evaluate(
+        """() => { const d = document.createElement("div"); d.style.cssText = "width: 100px; overflow: hidden";
+        d.innerHTML = "<table><caption>t</caption><tr><td>" + "x ".repeat(200) + "</td></tr></table>";
+        d.querySelector("td").style.whiteSpace = "nowrap"; document.querySelector("article").append(d); }"""
+    )
+    assert tab.evaluate(CLIPPED_JS, False)
+    tab.emulate_media(media="print")
+    assert tab.evaluate(CLIPPED_JS, True)
+
+
+def test_the_number_check_sees_a_split_number(open_page):
+    """A number in a cell too narrow for it, allowed to break anywhere, is reported."""
+    tab = open_page("measured.html", width=PRINT_WIDTH_PX)
+    tab.evaluate(
+        """() => { const d = document.createElement("div"); d.style.width = "3ch";
+        d.innerHTML = "<table><tr><td style='overflow-wrap: anywhere'>98%\\u00a0[89,\\u00a0100]</td></tr></table>";
+        document.querySelector("article").append(d); }"""
+    )
+    tab.emulate_media(media="print")
+    assert tab.evaluate(SPLIT_NUMBERS_JS)
+
+
+# -- Search ----------------------------------------------------------------------------------------------------
+
+
+def search_results(open_page, query):
+    """The search page's results for ``query``: [(page, snippet text)] in the order shown."""
+    tab = open_page(f"search.html?q={quote(query)}")
+    tab.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=15_000)
+    items = tab.locator("#search-results ul.search > li")
+    results = []
+    for i in range(items.count()):
+        item = items.nth(i)
+        page = item.locator("a").first.get_attribute("href").split(".html")[0]
+        item.locator("p.context").wait_for(timeout=10_000)  # the snippet, fetched from the page
+        results.append((page, item.locator("p.context").inner_text()))
+    return results
+
+
+#: The lecture's terms, and the page a search must rank first where that is checked.
+QUERIES = {"屋顶线": None, "共享内存": "space", "调度空间": None, "寄存器": None, "代价模型": None}
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_chinese_search_finds_the_lectures_terms_with_clean_snippets(open_page, query):
+    results = search_results(open_page, query)
+    assert results, f"search for {query} found nothing"
+    for page, snippet in results:
+        assert query in snippet, f"{query}: the snippet of {page} does not show the word: {snippet!r}"
+        assert "目录" not in snippet, f"{query}: the snippet of {page} is cut from the theme's table of contents"
+        assert "显示代码" not in snippet, f"{query}: the snippet of {page} shows a collapsed cell's label"
+        dirty = re.findall(r">>>|\\[a-zA-Z]+|\\[()\[\]]|\$", snippet)
+        assert not dirty, f"{query}: the snippet of {page} shows code or TeX {dirty}: {snippet!r}"
+    if QUERIES[query]:  # 共享内存 is the pruning page's subject
+        assert results[0][0] == QUERIES[query], f"{query} ranks {[page for page, _ in results]}"

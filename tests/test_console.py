@@ -6,10 +6,13 @@ schedlab.render, so a change in the model moves the expected values with it.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +101,7 @@ def table_with(text: str, *headers: str) -> list[list[str]]:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """``python -m schedlab *args`` in a real process (the entry point's smoke test, and what only a process shows)."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     return subprocess.run(
         [sys.executable, "-m", "schedlab", *args],
@@ -109,6 +113,20 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def run_status(capsys, *args: str) -> tuple[int, str, str, list]:
+    """``main(args)`` in this process: its exit status (a usage error's SystemExit included), stdout, stderr and
+    the warnings it raised (a RuntimeWarning would reach the user's console)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = main(list(args))
+        except SystemExit as stop:
+            status = stop.code
+    out, err = capsys.readouterr()
+    shown = [w for w in caught if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
+    return status, out, err, shown
+
+
 def run_main(capsys, *args: str) -> str:
     assert main(list(args)) == 0
     out, err = capsys.readouterr()
@@ -118,11 +136,28 @@ def run_main(capsys, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def demo_out() -> str:
-    """All four demos, through the real `python -m schedlab` entry point."""
+    """All four demos: ``main([])`` in this process (the real entry point: test_python_m_schedlab_is_main)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()) as err:
+        assert main([]) == 0
+    assert err.getvalue() == ""
+    return out.getvalue()
+
+
+def test_python_m_schedlab_is_main(demo_out):
+    """The entry point's smoke test: ``python -m schedlab`` in a real process prints what ``main([])`` prints."""
     proc = run_cli()
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr
-    return proc.stdout
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    assert proc.stdout == demo_out
+
+
+def test_the_schedlab_script_is_main(capsys):
+    """The console script's smoke test: ``schedlab gpus`` in a real process prints what ``main(["gpus"])`` prints."""
+    script = Path(sys.executable).with_name("schedlab")
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    proc = subprocess.run([str(script), "gpus"], capture_output=True, text=True, encoding="utf-8", env=env, timeout=120)
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    assert proc.stdout == run_main(capsys, "gpus")
 
 
 # --- the demos ----------------------------------------------------------------------------
@@ -312,13 +347,20 @@ BAD = [  # arguments, what stderr must name
 
 
 @pytest.mark.parametrize("args, names", BAD, ids=[" ".join(a) for a, _ in BAD])
-def test_bad_input_exits_2_without_traceback(args, names):
-    proc = run_cli(*args)
+def test_bad_input_exits_2_without_traceback(capsys, args, names):
+    status, out, err, shown = run_status(capsys, *args)  # an uncaught exception (a traceback) fails the test
+    assert status == 2, (out, err)
+    assert not shown, [str(w.message) for w in shown]  # no numpy warning reaches the user
+    assert names in err, err
+    assert out == ""
+
+
+def test_bad_input_in_a_real_process_exits_2_with_one_message():
+    """The same through ``python -m schedlab``: status 2, the message on stderr, no traceback, no warning."""
+    proc = run_cli("search", "16", "4096", "4096", "--noise", "1e308")
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
-    assert "Warning" not in proc.stderr, proc.stderr  # no numpy warning reaches the user
-    assert names in proc.stderr, proc.stderr
-    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr and "Warning" not in proc.stderr, proc.stderr
+    assert "argument --noise" in proc.stderr and proc.stdout == ""
 
 
 # --- interrupted or unwritable runs (issue 8) ---------------------------------------------
@@ -379,14 +421,35 @@ def test_ctrl_c_in_a_real_process_exits_130():
     assert err.strip().splitlines() == ["schedlab search: 已中断 / interrupted"]
 
 
+FULL = "错误 / error: 无法写出 / cannot write output: No space left on device"
+
+
 @pytest.mark.parametrize(
-    "args", [["top", "4096", "4096", "4096"], ["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"]]
+    "args",
+    [
+        ["top", "4096", "4096", "4096"],
+        ["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4096"],
+        ["--help"],
+    ],
+    ids=["top", "explain", "--help"],
 )
-def test_output_to_a_full_device_fails_in_one_line(args):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+def test_output_to_a_full_device_fails_in_one_line(capsys, monkeypatch, args):
+    """``> /dev/full``: status 1 and one line naming the failed write; stdout then points at /dev/null, so the
+    interpreter's final flush cannot fail again (test_a_full_device_in_a_real_process_exits_1 runs a process)."""
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        monkeypatch.setattr(sys, "stdout", full)
+        status = main(args)
+        full.flush()  # what the interpreter does at exit: it must not raise
+    err = capsys.readouterr().err
+    label = "schedlab" if args == ["--help"] else f"schedlab {args[0]}"
+    assert (status, err.strip().splitlines()) == (1, [f"{label}: {FULL}"])
+
+
+def test_a_full_device_in_a_real_process_exits_1():
+    env = dict(_buffered_env())
     with open("/dev/full", "w") as full:
         proc = subprocess.run(
-            [sys.executable, "-m", "schedlab", *args],
+            [sys.executable, "-m", "schedlab", "top", "4096", "4096", "4096"],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
@@ -395,9 +458,7 @@ def test_output_to_a_full_device_fails_in_one_line(args):
             timeout=120,
         )
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [
-        f"schedlab {args[0]}: 错误 / error: 无法写出 / cannot write output: No space left on device"
-    ]
+    assert proc.stderr.strip().splitlines() == [f"schedlab top: {FULL}"]
 
 
 @pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"], ["search"]])
@@ -647,29 +708,29 @@ TOPIC_LAYERS = [
 ]
 
 
-@pytest.mark.parametrize(
-    "module, absent",
-    [
-        # the console needs only Table and fmt_time; the render face loads its topic tables on first use
-        ("schedlab.console", TOPIC_LAYERS),
-        ("schedlab.render", TOPIC_LAYERS),
-        # the labels sit below the tables and figures that use them
-        ("schedlab.render.labels", TOPIC_LAYERS + ["schedlab.figures", "matplotlib"]),
-    ],
-)
-def test_import_loads_no_topic_layer(module, absent):
-    code = f"import sys, {module}; print(sorted(set({absent!r}) & set(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    assert out.stdout.strip() == "[]"
+#: Modules imported one after another in a fresh interpreter, and what must still be absent after each: the
+#: console needs only Table and fmt_time, the render face loads its topic tables on first use, and the labels sit
+#: below the tables and figures that use them. (Modules only accumulate: absent after the later imports means
+#: absent after that import alone.)
+IMPORTS = [
+    ("schedlab.render.labels", TOPIC_LAYERS + ["schedlab.figures", "matplotlib"]),
+    ("schedlab.console", TOPIC_LAYERS),
+    ("schedlab.render", TOPIC_LAYERS),
+]
 
 
-def test_topic_tables_load_on_first_use():
+def test_imports_load_no_topic_layer_until_a_table_is_asked_for():
     code = (
-        "import sys, schedlab.render as r; before = 'schedlab.studies.search' in sys.modules; r.search_table; "
-        "print(before, 'schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules)"
+        "import importlib, json, sys\n"
+        f"seen = [sorted(set(absent) & set(sys.modules)) for m, absent in {IMPORTS!r} if importlib.import_module(m)]\n"
+        "sys.modules['schedlab.render'].search_table\n"
+        "seen.append(['schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules])\n"
+        "print(json.dumps(seen))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    assert out.stdout.split() == ["False", "True", "False"]
+    *loaded, (search, learned) = json.loads(out.stdout)
+    assert loaded == [[] for _ in IMPORTS], dict(zip([m for m, _ in IMPORTS], loaded))
+    assert (search, learned) == (True, False)  # the search table loaded its topic, and only it
 
 
 # --- the edges: pipes, full devices, start-up, repeated options ---------------------------------
@@ -683,13 +744,23 @@ def _buffered_env() -> dict:
 
 
 @pytest.mark.parametrize("args", [[], ["demos", "1"], ["top", "4096", "4096", "4096"]])
-def test_a_closed_pipe_exits_0_quietly(args):
+def test_a_closed_pipe_exits_0_quietly(capsys, monkeypatch, args):
     """`python -m schedlab | head -1`: the reader is gone, which is no error (as `set -o pipefail` scripts expect)."""
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader has left before the first write: every write meets EPIPE
+    with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
+        monkeypatch.setattr(sys, "stdout", pipe)
+        status = main(args)
+        pipe.flush()  # the interpreter's final flush: stdout now points at /dev/null
+    assert (status, capsys.readouterr().err) == (0, "")
+
+
+def test_a_closed_pipe_in_a_real_process_exits_0_quietly():
+    read_end, write_end = os.pipe()
+    os.close(read_end)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "schedlab", *args],
+            [sys.executable, "-m", "schedlab"],
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,
@@ -702,25 +773,17 @@ def test_a_closed_pipe_exits_0_quietly(args):
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
-def test_help_to_a_full_device_fails_in_one_line():
-    with open("/dev/full", "w") as full:
-        proc = subprocess.run(
-            [sys.executable, "-m", "schedlab", "--help"],
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            env=_buffered_env(),
-            timeout=120,
-        )
-    assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [
-        "schedlab: 错误 / error: 无法写出 / cannot write output: No space left on device"
-    ]
-
-
-def test_a_usage_error_with_stderr_on_a_full_device_still_exits_2():
+def test_a_usage_error_with_stderr_on_a_full_device_still_exits_2(monkeypatch):
     # nothing can be said on a full stderr: the status is all (not 120, the interpreter's failed final flush)
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        monkeypatch.setattr(sys, "stderr", full)
+        with pytest.raises(SystemExit) as stop:
+            main(["top", "x", "1", "1"])
+        full.flush()  # what the interpreter does at exit: it must not raise
+    assert stop.value.code == 2
+
+
+def test_a_usage_error_with_stderr_on_a_full_device_in_a_real_process_exits_2():
     with open("/dev/full", "w") as full:
         proc = subprocess.run(
             [sys.executable, "-m", "schedlab", "top", "x", "1", "1"],

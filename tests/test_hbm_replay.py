@@ -2,11 +2,12 @@
 
 import math
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from schedlab import H100_TC
 from schedlab.core.model import hbm_bytes
+from tests.strategies import examples
 
 
 def launch_order(M, N, bm, bn, group):
@@ -46,7 +47,7 @@ def test_every_wave_fits_in_l2_reads_each_panel_once():
     assert hbm_bytes(4096, 4096, 4096, 256, 128, 1, 132) == 3 * 32 * 2**20
 
 
-@settings(max_examples=300, deadline=None)
+@examples(3)
 @given(
     M=st.integers(1, 1200),
     N=st.integers(1, 1200),
@@ -61,7 +62,7 @@ def test_interval_replay_equals_block_by_block_replay(M, N, K, bm, bn, group, pe
     assert hbm_bytes(M, N, K, bm, bn, group, per_wave) == reference_hbm_bytes(M, N, K, bm, bn, group, per_wave)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(3)
 @given(
     M=st.integers(1, 3000),
     N=st.integers(1, 3000),
@@ -85,7 +86,7 @@ def test_hbm_bound_is_never_below_the_replay(M, N, K, bm, bn, group, per_wave, l
     assert hbm_bytes(M, N, K, bm, bn, group, per_wave, hw) / hw.hbm_bw_bytes_per_s <= bound_s
 
 
-@settings(max_examples=300, deadline=None)
+@examples(3)
 @given(
     M=st.integers(1, 1200),
     N=st.integers(1, 1200),

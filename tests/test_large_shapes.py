@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, evaluate, evaluate_many, launchable
@@ -18,11 +18,12 @@ from schedlab.core.hardware import A100_SXM4
 from schedlab.core.model import hbm_bytes
 from schedlab.core.model.hbm import EXACT_WAVES, waves
 from schedlab.core.space import MAX_K, MAX_MN, check_shape
+from tests.strategies import examples
 
 TILES = st.sampled_from([16, 32, 64, 128, 256])
 
 
-@settings(max_examples=400, deadline=None)
+@examples(4)
 @given(
     M=st.integers(1, 6000),
     N=st.integers(1, 6000),
@@ -40,7 +41,7 @@ def test_closed_form_equals_the_wave_by_wave_replay(M, N, K, bm, bn, group, per_
     assert hbm_bytes(M, N, K, bm, bn, group, per_wave, hw, method="closed") == exact
 
 
-@settings(max_examples=60, deadline=None)
+@examples(0.6)
 @given(
     M=st.integers(20_000, 60_000),
     N=st.integers(20_000, 60_000),

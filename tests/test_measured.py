@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 from types import MappingProxyType
 
@@ -18,6 +16,7 @@ import numpy as np
 import pytest
 
 from schedlab import landscape
+from schedlab.cli.main import main
 from schedlab.core.measured import (
     INVALID,
     REPEAT_RTOL,
@@ -110,14 +109,9 @@ def test_reads_schedlab_export_back_as_the_model_landscape(tmp_path, compress):
     assert m.repeats_ms.shape == (m.n_configs, 1)  # export writes the one measurement
 
 
-def test_the_cli_export_reads_back(tmp_path):
+def test_the_cli_export_reads_back(tmp_path, capsys):
     out = tmp_path / "cache.json"
-    subprocess.run(
-        [sys.executable, "-m", "schedlab", "export", "16", "4096", "4096", "--noise", "0", "-o", str(out)],
-        check=True,
-        capture_output=True,
-        cwd=ROOT,
-    )
+    assert main(["export", "16", "4096", "4096", "--noise", "0", "-o", str(out)]) == 0
     m = read_cache(out)
     assert m.problem_size == (16, 4096, 4096)
     assert m.best_time_ms == pytest.approx(landscape((16, 4096, 4096)).best_time_s * 1e3, rel=1e-12)
@@ -376,23 +370,16 @@ def test_recorded_runs_keep_their_rules_and_are_refused_under_other_options(tmp_
         run_seeds(cores["optuna_tpe"], c, (0,), 10, fac)
 
 
-def test_cli_measured_runs_the_study_on_any_cache_and_writes_the_compact_copy(tmp_path):
+def test_cli_measured_runs_the_study_on_any_cache_and_writes_the_compact_copy(tmp_path, capsys):
     cache = write_cache(synthetic_cache(4), tmp_path / "mine.json.gz", compress=True)
-    out = subprocess.run(
-        [sys.executable, "-m", "schedlab", "measured", str(cache), "--seeds", "4", "-o", str(tmp_path / "o")],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    ).stdout
+    assert main(["measured", str(cache), "--seeds", "4", "-o", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
     assert "mine" in out and "4096×4096×4096" in out and "随机搜索" in out
     assert_compact_matches(load_compact(tmp_path / "o" / "mine.npz"), read_cache(cache))
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
-    r = subprocess.run(
-        [sys.executable, "-m", "schedlab", "measured", str(bad)], capture_output=True, text=True, cwd=ROOT
-    )
-    assert r.returncode != 0 and "not a Kernel Tuner cache file" in r.stderr
+    assert main(["measured", str(bad)]) != 0
+    assert "not a Kernel Tuner cache file" in capsys.readouterr().err
 
 
 def test_to_cache_marks_unlaunchable_entries_invalid(synthetic):
@@ -408,6 +395,7 @@ def test_every_shipped_landscape_has_recorded_tuner_runs():
     assert {load_runs(p).landscape for p in RUNS if p.name.endswith("-fast.npz")} == sources
 
 
+@pytest.mark.regen
 @pytest.mark.parametrize(
     "path",
     # bayes_opt and TPE take about 30 s a run on 17,956 configs

@@ -12,20 +12,29 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import schedlab.core.model.engine
 from schedlab import H100_TC, SPACE, GemmConfig, all_configs, clear_caches, evaluate, gemm_time, landscape
 from schedlab.core.hardware import PROFILES
 from schedlab.core.model import TERMS, ModelTerms, evaluate_many
-from tests.strategies import config_subsets, configs, dims, hardware, launchable_configs, shapes, unlaunchable_configs
+from tests.strategies import (
+    config_subsets,
+    configs,
+    dims,
+    examples,
+    hardware,
+    launchable_configs,
+    shapes,
+    unlaunchable_configs,
+)
 
 #: The whole schedule space, priced at once when a property concerns the best configuration.
 SPACE_CONFIGS = all_configs()
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-MEDIUM = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = examples(0.6)
+MEDIUM = examples(1.2)
 
 #: How much a dimension grows in the monotonicity properties: small steps cross tile,
 #: k-step and wave boundaries one at a time; large ones change the grid wholesale.
@@ -287,7 +296,7 @@ class TestMoreHardwareNeverSlower:
         better = dataclasses.replace(hw, n_sm=hw.n_sm * times)
         _assert_not_slower(cfg, shape, hw, better)
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @examples(0.4)
     @given(
         shape=shapes(16384),
         gpu=st.sampled_from(sorted(PROFILES)),
@@ -370,7 +379,7 @@ class TestTimeTerms:
 # --- ties: the landscape's groups of equal model time ---------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@examples(0.25)
 @given(shapes())
 def test_tie_groups_partition_the_launchable_configs_by_time(shape):
     """Every launchable config is in exactly one group; members share a time; groups get slower;

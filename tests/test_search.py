@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
@@ -37,12 +37,12 @@ from schedlab.studies.search import (
     search_context,
     trials_to_within,
 )
-from tests.strategies import hardware, launchable_configs, shapes, unlaunchable_configs
+from tests.strategies import examples, hardware, launchable_configs, shapes, unlaunchable_configs
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
 N_LAUNCHABLE = 3744
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = examples(0.25)
 
 strategy_names = st.sampled_from(tuple(STRATEGIES))
 
@@ -90,7 +90,7 @@ def test_rules_on_any_shape_and_budget(name, shape, budget, seed, noise):
         assert len(trace) == budget
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(0.06)
 @given(name=strategy_names, hw=hardware(), seed=st.integers(0, 1000))
 def test_rules_on_perturbed_hardware(name, hw, seed):
     check_rules(run(name, DECODE, 80, seed, hw=hw), 80, hw)

@@ -81,6 +81,7 @@ def test_c6_three_shapes_share_one_optimum_decode_wants_16x16(lecture_transfer):
     assert (optima[DECODE].bm, optima[DECODE].bn) == (16, 16)
 
 
+@pytest.mark.slow  # prices the 3,744 launchable configs one gemm_time call at a time, as the seed does
 def test_c6_optimum_is_first_minimum_in_space_order():
     """C6's tie rule: the optimum is the first minimum in SPACE order, as np.argmin picks."""
     configs = [c for c in all_configs() if static_valid(c)]

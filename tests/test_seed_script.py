@@ -73,6 +73,7 @@ def test_seed_is_present(seed):
     assert seed.read_text(encoding="utf-8").startswith('"""')
 
 
+@pytest.mark.slow  # the seed prices every config one call at a time (about 40 s of CPU)
 def test_seed_runs_unmodified(seed_run):
     assert seed_run.returncode == 0, seed_run.stderr[-4000:]
     assert "Traceback" not in seed_run.stderr
@@ -81,6 +82,7 @@ def test_seed_runs_unmodified(seed_run):
     assert positions == sorted(positions)
 
 
+@pytest.mark.slow  # the seed prices every config one call at a time (about 40 s of CPU)
 def test_seed_counts_agree_with_the_analysis(seed_run):
     s = space_summary()
     assert f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个" in seed_run.stdout
@@ -111,6 +113,7 @@ def _pytest_this_file(seed_file: Path, *args: str) -> subprocess.CompletedProces
     )
 
 
+@pytest.mark.slow  # two pytest runs in subprocesses
 def test_seed_skips_only_when_absent(tmp_path):
     """A missing seed skips the three seed tests with the reason naming SCHEDLAB_SEED; a present one runs."""
     absent = _pytest_this_file(tmp_path / "missing" / SEED_NAME)

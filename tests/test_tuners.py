@@ -79,6 +79,7 @@ def test_the_recorded_runs_are_all_there():
     assert sorted(p.name for p in DATA.glob("tuner-runs-*.npz")) == sorted(RECORDED)
 
 
+@pytest.mark.regen
 @pytest.mark.parametrize("path", [DATA / name for name in RECORDED], ids=lambda p: p.stem)
 def test_book_data_regenerates(path):
     """A sample of the recorded runs the page reads is what the tuners do today (same library versions)."""
