@@ -20,8 +20,8 @@ from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, render, sen
 from schedlab.cli.main import main
 from schedlab.console import print_observations, print_render_table, print_table, wrap
 from schedlab.core.model import TERMS
-from schedlab.studies.compare import compare
-from schedlab.studies.search import STRATEGIES
+from schedlab.tuning.compare import compare
+from schedlab.tuning.strategies import STRATEGIES
 
 SQUARE = (4096, 4096, 4096)
 HEADERS = ("演示 1", "演示 2", "演示 3", "演示 4")
@@ -635,11 +635,11 @@ def test_tables_render_in_notebooks():
 # --- what importing costs ---------------------------------------------------------------------
 
 TOPIC_LAYERS = [
-    "schedlab.studies.search",
-    "schedlab.studies.learned",
+    "schedlab.tuning",
+    "schedlab.tuning.learned",
     "schedlab.studies.buckets",
     "schedlab.studies.guides",
-    "schedlab.studies.surrogates",
+    "schedlab.tuning.surrogates",
     "schedlab.render.search",
     "schedlab.render.learned",
     "schedlab.render.buckets",
@@ -665,8 +665,8 @@ def test_import_loads_no_topic_layer(module, absent):
 
 def test_topic_tables_load_on_first_use():
     code = (
-        "import sys, schedlab.render as r; before = 'schedlab.studies.search' in sys.modules; r.search_table; "
-        "print(before, 'schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules)"
+        "import sys, schedlab.render as r; before = 'schedlab.tuning' in sys.modules; r.search_table; "
+        "print(before, 'schedlab.tuning' in sys.modules, 'schedlab.tuning.learned' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "True", "False"]
