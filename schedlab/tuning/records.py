@@ -139,6 +139,14 @@ class Runs:
     """Recorded real-tuner runs on one landscape: ``orders[truth, tuner, seed]``, launchable indices, ``-1`` padded.
 
     See the module for what each field says the runs hold for.
+
+    Examples
+    --------
+    >>> runs = load_runs(BOOK_DATA / "tuner-runs-4096x4096x4096.npz")
+    >>> runs.landscape, runs.sigmas, runs.orders.shape == (1, len(runs.names), len(runs.seeds), runs.budget)
+    ('4096x4096x4096', (0.0,), True)
+    >>> bool((runs.used("optuna_tpe") < runs.budget).any())  # TPE stops proposing new configs before its budget
+    True
     """
 
     landscape: str
