@@ -15,7 +15,8 @@ The layer above :mod:`schedlab.core`; nothing here imports a chapter's study. Bo
 - :mod:`~schedlab.tuning.kernel_tuner_adapter` and :mod:`~schedlab.tuning.optuna_adapter`: the
   libraries under the rules; :mod:`~schedlab.tuning.tuners`: them as strategy cores;
   :mod:`~schedlab.tuning.records`: their runs recorded and replayed (one machine identity);
-- :mod:`~schedlab.tuning.compare`: strategies over shapes and seeds; :mod:`~schedlab.tuning.regression`
+- :mod:`~schedlab.tuning.compare`: strategies over shapes and seeds; :mod:`~schedlab.tuning.covers`: the
+  fewest configurations that serve a sweep over ``M``; :mod:`~schedlab.tuning.regression`
   and :mod:`~schedlab.tuning.learned`: the learned cost model and its cross-validation;
   :mod:`~schedlab.tuning.surrogates`: model-guided search with plainer features.
 
