@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/bench_buckets.py --every-m  # also check each decode cover at every M = 1..512 (slow)
 
 "Cold" clears every cache the evaluation has (the HBM replay in ``schedlab.core.model`` and the
-launch orders behind it, ``schedlab.core.landscape._landscape``, ``schedlab.studies.buckets._sweep``);
+launch orders behind it, ``schedlab.core.landscape._landscape``, ``schedlab.tuning.covers._sweep``);
 "warm" clears only the result caches (landscapes, sweeps) and keeps the model's own caches, so
 it shows what those save; "cached" is a second call of the same sweep. Wall-clock numbers
 depend on the machine and its load; nothing here asserts on them.
@@ -20,13 +20,17 @@ import numpy as np
 
 import schedlab.core.landscape as landscape_module
 from schedlab import clear_caches, landscape
-from schedlab.core.shapes import LLAMA8B_PROJECTIONS
-from schedlab.studies import buckets, learned
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS, study_shapes
+from schedlab.studies import buckets
+from schedlab.tuning import learned
+from schedlab.tuning.covers import DECODE_MS, _sweep, exact_cover, greedy_cover, power_of_two_cover, sweep
+from schedlab.tuning.features import FEATURE_SETS
+from schedlab.tuning.regression import fit
 
 
 def clear(hbm: bool) -> None:
     landscape_module._landscape.cache_clear()
-    buckets._sweep.cache_clear()
+    _sweep.cache_clear()
     if hbm:
         clear_caches()
 
@@ -46,13 +50,13 @@ def bench_sweeps(label: str, Ms) -> float:
     total = 0.0
     for name, N, K in LLAMA8B_PROJECTIONS:
         clear(hbm=True)
-        sw, cold = timed(buckets.sweep, N, K, Ms)
+        sw, cold = timed(sweep, N, K, Ms)
         clear(hbm=False)
-        _, warm = timed(buckets.sweep, N, K, Ms)
-        _, cached = timed(buckets.sweep, N, K, Ms)
+        _, warm = timed(sweep, N, K, Ms)
+        _, cached = timed(sweep, N, K, Ms)
         start = time.perf_counter()
-        g, e, p = buckets.greedy_cover(sw), buckets.exact_cover(sw), buckets.power_of_two_cover(sw)
-        up = buckets.power_of_two_cover(sw, rounding="up")
+        g, e, p = greedy_cover(sw), exact_cover(sw), power_of_two_cover(sw)
+        up = power_of_two_cover(sw, rounding="up")
         cover_s = time.perf_counter() - start
         total += cold + cover_s
         print(
@@ -84,13 +88,13 @@ def bench_tiles() -> float:
 
 
 def bench_learned() -> float:
-    shapes = learned.study_shapes()
+    shapes = study_shapes()
     clear(hbm=True)
     _, land_s = timed(lambda: [landscape(s.mnk) for s in shapes])
     print(f"\n== learned model: {len(shapes)} study shapes, landscapes (cold) {land_s:.2f} s")
     total = land_s
-    for fs in learned.FEATURE_SETS:
-        m, fit_s = timed(learned.fit, shapes, fs)
+    for fs in FEATURE_SETS:
+        m, fit_s = timed(fit, shapes, fs)
         _, pred_s = timed(m.predict_log_time, landscape(shapes[0].mnk).configs, shapes[0].mnk)
         print(
             f"fit on all {len(shapes)} shapes, {fs:12s}: {fit_s:.3f} s; predict one shape (3744 configs): "
@@ -101,7 +105,7 @@ def bench_learned() -> float:
         "geomean top-1 regret: model / fixed / nearest"
     )
     for split in learned.SPLITS:
-        for fs in learned.FEATURE_SETS:
+        for fs in FEATURE_SETS:
             cv, t = timed(learned.cross_validate, split, fs)
             if fs == "tile":
                 total += t
@@ -114,7 +118,7 @@ def bench_learned() -> float:
 
 def check_every_m() -> None:
     print("\n== decode covers (found on DECODE_MS) checked at every M = 1..512")
-    for s in buckets.bucket_study(Ms=buckets.DECODE_MS):
+    for s in buckets.bucket_study(Ms=DECODE_MS):
         for cover in (s.greedy, s.exact):
             slow, t = timed(buckets.check_every_m, cover, s.sweep.N, s.sweep.K)
             print(
@@ -128,11 +132,11 @@ def main(argv=None) -> None:
     ap.add_argument("--quick", action="store_true", help="decode sweeps and the learned model only")
     ap.add_argument("--every-m", action="store_true", help="check the decode covers at every M (slow: minutes)")
     args = ap.parse_args(argv)
-    decode = bench_sweeps("decode", buckets.DECODE_MS)
+    decode = bench_sweeps("decode", DECODE_MS)
     prefill = tiles = 0.0
     if not args.quick:
         prefill = bench_sweeps("prefill", buckets.PREFILL_MS)
-        bench_landscape_path(buckets.DECODE_MS[:16])
+        bench_landscape_path(DECODE_MS[:16])
         tiles = bench_tiles()
     learn = bench_learned()
     print(

@@ -29,8 +29,8 @@ import time
 import numpy as np
 
 import schedlab.core.model as model
-import schedlab.studies.compare as compare
-import schedlab.studies.search as search
+import schedlab.tuning as search
+import schedlab.tuning.compare as compare
 from schedlab import clear_caches
 from schedlab.core.landscape import landscape
 from schedlab.core.space import config_array

@@ -1,4 +1,4 @@
-"""schedlab.autotune inside Triton's own autotuner (the ``triton`` package from PyPI; no GPU).
+"""schedlab.triton.hook inside Triton's own autotuner (the ``triton`` package from PyPI; no GPU).
 
 Each test builds ``triton.Config`` objects and a real ``triton.runtime.autotuner.Autotuner``
 with ``triton.autotune`` around ``triton.jit`` on a trivial kernel with the tutorial's
@@ -22,9 +22,9 @@ triton = pytest.importorskip("triton")  # the `test` extra installs it; importor
 tl = pytest.importorskip("triton.language")
 from triton.runtime.autotuner import Autotuner  # noqa: E402
 
-from schedlab.autotune import INDUCTOR_KEYS, Pruner, config_kwargs, read_config  # noqa: E402
 from schedlab.core.space import GemmConfig  # noqa: E402
-from schedlab.studies.triton_configs import TUTORIAL_CONFIGS, inductor_configs  # noqa: E402
+from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs  # noqa: E402
+from schedlab.triton.hook import INDUCTOR_KEYS, Pruner, config_kwargs, read_config  # noqa: E402
 
 FP16 = np.zeros(1, np.float16)  # stands for a torch tensor: Triton and the hook read only .dtype
 
@@ -117,7 +117,7 @@ def test_run_measures_only_the_kept_configs():
 
 def test_unlaunchable_dropped_with_reasons(caplog):
     configs = triton_configs(TUTORIAL_CONFIGS)
-    with caplog.at_level(logging.INFO, logger="schedlab.autotune"):
+    with caplog.at_level(logging.INFO, logger="schedlab.triton.hook"):
         kept = triton_prune(autotuned(configs, Pruner("h100-sxm").prune_configs_by()), 4096, 4096, 4096)
     assert len(kept) == 11  # the five big fp8 configs overflow shared memory with 2-byte inputs
     assert len(caplog.records) == 5 and all("cannot launch on H100 SXM" in r.getMessage() for r in caplog.records)

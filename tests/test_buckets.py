@@ -9,6 +9,15 @@ from schedlab.core.landscape import landscape
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.space import GemmConfig
 from schedlab.studies import buckets as B
+from schedlab.tuning.covers import (
+    DECODE_MS,
+    Sweep,
+    exact_cover,
+    greedy_cover,
+    interval_cover,
+    power_of_two_cover,
+    sweep,
+)
 
 #: A small grid holding every power of two it needs, the 16 j + 1 padding points, and 384.
 GRID = (1, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257, 384, 512)
@@ -26,21 +35,21 @@ def _cfg(bm):
 
 def _hand_sweep(times, Ms):
     times = np.array(times, dtype=float)
-    return B.Sweep(
+    return Sweep(
         N=1, K=1, Ms=tuple(Ms), configs=tuple(_cfg(bm) for bm in (16, 32, 64, 128, 256)[: times.shape[1]]), time_s=times
     )
 
 
 def test_grids():
-    assert B.DECODE_MS[0] == 1 and B.DECODE_MS[-1] == 512 and len(B.DECODE_MS) == 64
-    assert all(M in B.DECODE_MS for j in range(1, 32) for M in (16 * j, 16 * j + 1))
+    assert DECODE_MS[0] == 1 and DECODE_MS[-1] == 512 and len(DECODE_MS) == 64
+    assert all(M in DECODE_MS for j in range(1, 32) for M in (16 * j, 16 * j + 1))
     assert B.PREFILL_MS[0] == 128 and B.PREFILL_MS[-1] == 8192
     assert all(2**k + 1 in B.PREFILL_MS for k in range(7, 13))
 
 
 def test_sweep_equals_the_landscapes():
     N, K = PROJ["QKV"]
-    sw = B.sweep(N, K, Ms=(1, 33, 200))
+    sw = sweep(N, K, Ms=(1, 33, 200))
     assert sw.configs == landscape((1, N, K)).configs
     for i, M in enumerate(sw.Ms):
         land = landscape((M, N, K))
@@ -102,7 +111,7 @@ def test_power_of_two_by_hand():
         [1.0, 2.0, 1.1],  # M=5: uses c: 1.1 / 1 = 1.1
         [1.0, 2.0, 1.5],
     ]  # M=6: uses c: 1.5
-    p = B.power_of_two_cover(_hand_sweep(times, range(1, 7)))
+    p = power_of_two_cover(_hand_sweep(times, range(1, 7)))
     assert p.slowdown.tolist() == [1.0, 1.0, 2.0, 1.0, pytest.approx(1.1), 1.5]
     assert p.worst == 2.0 and p.mean == pytest.approx((1 + 1 + 2 + 1 + 1.1 + 1.5) / 6)
     assert p.n_configs == 3 and not p.keeps_all
@@ -116,17 +125,17 @@ def test_power_of_two_rounding_up_by_hand():
         [2.0, 4.0, 3.0],  # M=3: uses the optimum of 4, c: 3 / 2 = 1.5
         [3.0, 2.0, 1.0],
     ]  # M=4: c
-    p = B.power_of_two_cover(_hand_sweep(times, range(1, 5)), rounding="up")
+    p = power_of_two_cover(_hand_sweep(times, range(1, 5)), rounding="up")
     assert p.slowdown.tolist() == [1.0, 1.0, 1.5, 1.0] and p.method == "power-of-two-up"
     with pytest.raises(ValueError, match="rounding"):
-        B.power_of_two_cover(_hand_sweep(times, range(1, 5)), rounding="nearest")
+        power_of_two_cover(_hand_sweep(times, range(1, 5)), rounding="nearest")
 
 
 def test_power_of_two_needs_its_powers_in_the_grid():
     with pytest.raises(ValueError, match="M=2"):
-        B.power_of_two_cover(_hand_sweep([[1.0], [1.0]], (1, 3)))
+        power_of_two_cover(_hand_sweep([[1.0], [1.0]], (1, 3)))
     with pytest.raises(ValueError, match="M=4"):
-        B.power_of_two_cover(_hand_sweep([[1.0], [1.0]], (1, 3)), rounding="up")
+        power_of_two_cover(_hand_sweep([[1.0], [1.0]], (1, 3)), rounding="up")
 
 
 def test_exact_beats_greedy_on_the_classic_instance():
@@ -134,30 +143,30 @@ def test_exact_beats_greedy_on_the_classic_instance():
     cover = {0: {1, 2, 3}, 1: {4, 5, 6}, 2: {1, 2, 4, 5}}
     times = [[1.0 if M in cover[j] else 2.0 for j in range(3)] for M in range(1, 7)]
     sw = _hand_sweep(times, range(1, 7))
-    g, e = B.greedy_cover(sw), B.exact_cover(sw)
+    g, e = greedy_cover(sw), exact_cover(sw)
     assert g.n_configs == 3 and e.n_configs == 2
     assert set(e.configs) == {_cfg(16), _cfg(32)} and e.keeps_all and g.keeps_all
-    assert B.exact_cover(sw, max_nodes=1) is None  # past the search budget
+    assert exact_cover(sw, max_nodes=1) is None  # past the search budget
 
 
 def test_interval_cover_is_contiguous_and_fewest_ranges():
     # a is fine on M 1-2, b on 2-4, c on 4-5: two ranges are impossible, three suffice.
     ok = {0: {1, 2}, 1: {2, 3, 4}, 2: {4, 5}}
     times = [[1.0 if M in ok[j] else 2.0 for j in range(3)] for M in range(1, 6)]
-    iv = B.interval_cover(_hand_sweep(times, range(1, 6)))
+    iv = interval_cover(_hand_sweep(times, range(1, 6)))
     assert iv.keeps_all and len(iv.buckets) == 3
     assert [lo for lo, _, _ in iv.buckets] == [1, 3, 5]
 
 
 def test_sweep_validation():
     with pytest.raises(ValueError, match="shape"):
-        B.Sweep(N=1, K=1, Ms=(1, 2), configs=(_cfg(16),), time_s=np.ones((1, 1)))
+        Sweep(N=1, K=1, Ms=(1, 2), configs=(_cfg(16),), time_s=np.ones((1, 1)))
     with pytest.raises(ValueError, match="increasing"):
-        B.Sweep(N=1, K=1, Ms=(2, 1), configs=(_cfg(16),), time_s=np.ones((2, 1)))
+        Sweep(N=1, K=1, Ms=(2, 1), configs=(_cfg(16),), time_s=np.ones((2, 1)))
     with pytest.raises(ValueError):
-        B.sweep(4096, 4096, Ms=(0,))
+        sweep(4096, 4096, Ms=(0,))
     with pytest.raises(ValueError, match="tol"):
-        B.greedy_cover(_hand_sweep([[1.0]], (1,)), tol=-0.1)
+        greedy_cover(_hand_sweep([[1.0]], (1,)), tol=-0.1)
 
 
 def test_segments_follow_the_optima(studies):

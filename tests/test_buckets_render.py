@@ -1,7 +1,7 @@
 """Tables, figures and the console command of the learned cost model and the bucket covers.
 
 Every cell of :mod:`schedlab.render`'s learned/bucket tables is parsed back and compared with
-the :class:`~schedlab.studies.learned.CrossValidation` or :class:`~schedlab.studies.buckets.BucketStudy` it was
+the :class:`~schedlab.tuning.learned.CrossValidation` or :class:`~schedlab.studies.buckets.BucketStudy` it was
 given; every point of :func:`schedlab.figures.bucket_optima` and every cell of
 :func:`schedlab.figures.tile_map` with the sweep, cover and tile map; and the numbers that
 ``python -m schedlab buckets`` prints with :mod:`schedlab.studies.buckets` run directly.
@@ -25,7 +25,9 @@ from matplotlib.text import Text
 from schedlab import figures, render
 from schedlab.cli.main import main
 from schedlab.studies import buckets as B
-from schedlab.studies import learned
+from schedlab.tuning import learned
+from schedlab.tuning.covers import decode_ms, exact_cover, greedy_cover, power_of_two_cover, sweep
+from schedlab.tuning.features import FEATURE_SETS
 from tests.test_console import _Terminal, table_with
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
@@ -91,7 +93,7 @@ def test_feature_set_table_equals_the_cross_validations(cv, cv_knobs):
     table = render.feature_set_table([cv_knobs, cv])
     assert table.column("特征") == (render.FEATURE_SET_LABELS["knobs"], render.FEATURE_SET_LABELS["tile"])
     for row, c in zip(table.rows, (cv_knobs, cv)):
-        assert row[1] == str(len(learned.FEATURE_SETS[c.feature_set]))
+        assert row[1] == str(len(FEATURE_SETS[c.feature_set]))
         rmse = math.sqrt(np.mean([r.log_rmse**2 for r in c.results]))
         assert float(row[2]) == pytest.approx(rmse, abs=0.005)
         assert ratio(row[3]) == pytest.approx(c.geomean_regret("model"), abs=5e-4)
@@ -114,7 +116,7 @@ def test_learned_tables_reject_other_records(cv):
 
 def test_labels_cover_every_method_feature_set_and_split():
     assert set(render.METHOD_LABELS) == set(learned.METHODS)
-    assert set(render.FEATURE_SET_LABELS) == set(learned.FEATURE_SETS)
+    assert set(render.FEATURE_SET_LABELS) == set(FEATURE_SETS)
     assert set(render.SPLIT_LABELS) == set(learned.SPLITS)
 
 
@@ -215,7 +217,7 @@ def test_bucket_optima_without_baseline_and_on_a_wrong_grid(studies, close):
     fig = figures.bucket_optima(s.sweep, s.greedy)
     close(fig)
     assert len(fig.axes[2].collections) == 1
-    other = B.greedy_cover(B.sweep(4096, 4096, Ms=(1, 16)))
+    other = greedy_cover(sweep(4096, 4096, Ms=(1, 16)))
     with pytest.raises(ValueError, match="grid"):
         figures.bucket_optima(s.sweep, other)
     with pytest.raises(ValueError):
@@ -264,12 +266,12 @@ def test_figures_render_in_chinese_without_missing_glyphs(studies, close, caplog
 def test_decode_ms_is_the_grid_of_buckets():
     """`buckets --M-max m` sweeps 1, m and both ends of every 16-row interval up to m (sorted, no repeats)."""
     for m_max in (1, 8, 16, 17, 100, 512, 4096):
-        grid = B.decode_ms(m_max)
+        grid = decode_ms(m_max)
         assert grid == tuple(sorted(set(grid))) and grid[0] == 1 and grid[-1] == m_max
         ends = {m for m in range(1, m_max + 1) if m % 16 in (0, 1)}  # 16 (j + 1) and 16 j + 1
         assert set(grid) == {1, m_max} | ends
-    assert B.decode_ms(8) == (1, 8)
-    assert B.decode_ms(40) == (1, 16, 17, 32, 33, 40)
+    assert decode_ms(8) == (1, 8)
+    assert decode_ms(40) == (1, 16, 17, 32, 33, 40)
 
 
 def run(capsys, *args: str) -> str:
@@ -282,9 +284,9 @@ def run(capsys, *args: str) -> str:
 @pytest.mark.parametrize("N, K, m_max, tol", [(4096, 4096, 128, 0.05), (6144, 4096, 256, 0.02)])
 def test_buckets_prints_what_the_analysis_gives(capsys, N, K, m_max, tol):
     out = run(capsys, str(N), str(K), "--M-max", str(m_max), "--tol", str(tol))
-    sw = B.sweep(N, K, Ms=B.decode_ms(m_max))
-    greedy, exact = B.greedy_cover(sw, tol), B.exact_cover(sw, tol)
-    down, up = B.power_of_two_cover(sw, tol), B.power_of_two_cover(sw, tol, "up")
+    sw = sweep(N, K, Ms=decode_ms(m_max))
+    greedy, exact = greedy_cover(sw, tol), exact_cover(sw, tol)
+    down, up = power_of_two_cover(sw, tol), power_of_two_cover(sw, tol, "up")
 
     rows = table_with(out, "M", "(BM, BN, BK, warps, stages, GROUP_M)")
     assert [(r[0], r[1]) for r in rows] == [(render.fmt_m_range(a, b), str(c.as_tuple())) for a, b, c in greedy.buckets]
@@ -323,7 +325,7 @@ def test_buckets_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stderr", term)
     monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0.0)
     assert main(["buckets", "4096", "4096", "--M-max", "48"]) == 0
-    assert "扫描 M" in term.getvalue() and f"/{len(B.decode_ms(48))}" in term.getvalue()
+    assert "扫描 M" in term.getvalue() and f"/{len(decode_ms(48))}" in term.getvalue()
     assert "集合覆盖" in capsys.readouterr().out
 
 

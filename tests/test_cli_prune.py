@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from schedlab.autotune import Pruner, read_config
 from schedlab.cli.main import main
 from schedlab.cli.prune import LISTS
+from schedlab.triton.hook import Pruner, read_config
 
 
 def run(capsys, *argv):

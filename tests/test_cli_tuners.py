@@ -13,8 +13,9 @@ from kernel_tuner import util
 
 from schedlab.cli import tuners as cli_tuners
 from schedlab.cli.main import main
-from schedlab.studies.export import cache_document
-from schedlab.studies.tuners import BOOK_DATA, load_runs, tuner_order
+from schedlab.tuning.export import cache_document
+from schedlab.tuning.records import BOOK_DATA, load_runs
+from schedlab.tuning.tuners import tuner_order
 
 
 def test_export_writes_what_cache_document_holds_and_t4(tmp_path, capsys):

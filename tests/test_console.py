@@ -23,8 +23,8 @@ from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, render, sen
 from schedlab.cli.main import main
 from schedlab.console import print_observations, print_render_table, print_table, wrap
 from schedlab.core.model import TERMS
-from schedlab.studies.compare import compare
-from schedlab.studies.search import STRATEGIES
+from schedlab.tuning.compare import compare
+from schedlab.tuning.strategies import STRATEGIES
 
 SQUARE = (4096, 4096, 4096)
 HEADERS = ("演示 1", "演示 2", "演示 3", "演示 4")
@@ -696,11 +696,11 @@ def test_tables_render_in_notebooks():
 # --- what importing costs ---------------------------------------------------------------------
 
 TOPIC_LAYERS = [
-    "schedlab.studies.search",
-    "schedlab.studies.learned",
+    "schedlab.tuning",
+    "schedlab.tuning.learned",
     "schedlab.studies.buckets",
     "schedlab.studies.guides",
-    "schedlab.studies.surrogates",
+    "schedlab.tuning.surrogates",
     "schedlab.render.search",
     "schedlab.render.learned",
     "schedlab.render.buckets",
@@ -724,7 +724,7 @@ def test_imports_load_no_topic_layer_until_a_table_is_asked_for():
         "import importlib, json, sys\n"
         f"seen = [sorted(set(absent) & set(sys.modules)) for m, absent in {IMPORTS!r} if importlib.import_module(m)]\n"
         "sys.modules['schedlab.render'].search_table\n"
-        "seen.append(['schedlab.studies.search' in sys.modules, 'schedlab.studies.learned' in sys.modules])\n"
+        "seen.append(['schedlab.tuning' in sys.modules, 'schedlab.tuning.learned' in sys.modules])\n"
         "print(json.dumps(seen))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)

@@ -1,4 +1,4 @@
-"""The guide-vs-truth study (schedlab.studies.guides), the surrogate ablation (schedlab.studies.surrogates) and their view."""
+"""The guide-vs-truth study (schedlab.studies.guides), the surrogate ablation (schedlab.tuning.surrogates) and their view."""
 
 from dataclasses import replace
 
@@ -7,8 +7,10 @@ import pytest
 
 from schedlab import H100_TC, GemmConfig, figures, landscape, launchable, render
 from schedlab.core.hardware import KiB
-from schedlab.studies import guides, surrogates
-from schedlab.studies.compare import compare, ruled_cores
+from schedlab.studies import guides
+from schedlab.tuning import surrogates
+from schedlab.tuning.compare import compare, ruled_cores
+from schedlab.tuning.features import SURROGATES, surrogate_features
 
 SQUARE = (4096, 4096, 4096)
 BLIND_AND_MODEL = ["random", "descent", "annealing", "evolutionary", "model"]
@@ -66,7 +68,7 @@ def test_recorded_real_tuners_replay_their_live_runs_and_refuse_what_was_not_rec
 def test_truth_factors_are_the_field_times_the_noise():
     f = guides.truth_factors(guides.field_truth(0.1), [4], 0.03)[0]
     land = landscape(SQUARE)
-    from schedlab.studies.search import noise_factors
+    from schedlab.tuning.measurer import noise_factors
 
     expected = guides.effects_field(land.configs, 0.1, 4) * noise_factors(4, 0.03, len(land.configs))
     assert np.allclose(f, expected, rtol=1e-12)
@@ -128,14 +130,14 @@ def test_ablation_with_our_features_is_model_guided_search():
 
 
 def test_surrogate_features_are_standardised_and_say_what_they_hold():
-    for name in surrogates.SURROGATES:
-        X = surrogates.surrogate_features(name, SQUARE)
+    for name in SURROGATES:
+        X = surrogate_features(name, SQUARE)
         sd = X.std(axis=0)  # 1, or 0 for a column constant on this shape (no padding on 4096^3)
         assert np.allclose(X.mean(axis=0), 0) and np.all(np.isclose(sd, 1) | np.isclose(sd, 0))
-    onehot = surrogates.surrogate_features("one-hot", SQUARE)
+    onehot = surrogate_features("one-hot", SQUARE)
     assert np.linalg.matrix_rank(onehot) == onehot.shape[1] - 6  # centred, each knob's indicators sum to zero
     with pytest.raises(ValueError, match="surrogate"):
-        surrogates.surrogate_features("cubic", SQUARE)
+        surrogate_features("cubic", SQUARE)
 
 
 def test_extreme_points_by_linear_program():

@@ -1,16 +1,19 @@
-"""Behaviour of the learned cross-shape cost model (schedlab.studies.learned)."""
+"""Behaviour of the learned cross-shape cost model (schedlab.tuning.learned)."""
 
 import numpy as np
 import pytest
 
 from schedlab.core.landscape import landscape
+from schedlab.core.shapes import study_shapes
 from schedlab.core.space import GemmConfig
-from schedlab.studies import learned as L
+from schedlab.tuning import learned as L
+from schedlab.tuning.features import FEATURE_SETS, features
+from schedlab.tuning.regression import fit, fit_boosted
 
 
 @pytest.fixture(scope="module")
 def all_shapes():
-    return L.study_shapes()
+    return study_shapes()
 
 
 @pytest.fixture(scope="module")
@@ -18,18 +21,18 @@ def cvs():
     return {split: L.cross_validate(split) for split in L.SPLITS}
 
 
-@pytest.mark.parametrize("feature_set", list(L.FEATURE_SETS))
+@pytest.mark.parametrize("feature_set", list(FEATURE_SETS))
 @pytest.mark.parametrize("mnk", [(1, 6144, 4096), (17, 28672, 4096), (4096, 4096, 4096), (2048, 2048, 512), (1, 1, 1)])
 def test_features_finite_and_shape_correct(feature_set, mnk):
     land = landscape(mnk)
-    X = L.features(land.configs, mnk, feature_set)
-    assert X.shape == (len(land.configs), len(L.FEATURE_SETS[feature_set]))
+    X = features(land.configs, mnk, feature_set)
+    assert X.shape == (len(land.configs), len(FEATURE_SETS[feature_set]))
     assert np.isfinite(X).all()
 
 
 def test_features_of_one_config_by_hand():
-    names = L.FEATURE_SETS["tile"]
-    f = dict(zip(names, L.features([GemmConfig(128, 64, 32, 4, 3, 8)], (100, 1000, 1000))[0]))
+    names = FEATURE_SETS["tile"]
+    f = dict(zip(names, features([GemmConfig(128, 64, 32, 4, 3, 8)], (100, 1000, 1000))[0]))
     assert f["bm"] == 7 and f["bn"] == 6 and f["group8"] == 1 and f["group4"] == 0
     assert f["wm"] == 6 and f["wn"] == 5  # 4 warps: 2 x 2
     assert f["pad_m"] == pytest.approx(np.log2(128 / 100))
@@ -42,9 +45,9 @@ def test_features_of_one_config_by_hand():
 
 def test_features_reject_bad_input():
     with pytest.raises(ValueError, match="feature_set"):
-        L.features([GemmConfig(16, 16, 16, 1, 1, 1)], (1, 1, 1), "nope")
+        features([GemmConfig(16, 16, 16, 1, 1, 1)], (1, 1, 1), "nope")
     with pytest.raises(ValueError):
-        L.features([GemmConfig(16, 16, 16, 1, 1, 1)], (0, 1, 1))
+        features([GemmConfig(16, 16, 16, 1, 1, 1)], (0, 1, 1))
 
 
 def test_study_shapes_are_distinct_and_include_lecture_and_llm(all_shapes):
@@ -105,7 +108,7 @@ def test_tile_model_beats_both_baselines_on_held_out_shapes(cvs):
 
 
 def test_model_trained_on_all_shapes_fits_them_better_than_one_fixed_config(all_shapes):
-    model = L.fit(all_shapes)
+    model = fit(all_shapes)
     fixed = L.fixed_ranking(all_shapes)[0][0]
     model_regret, fixed_regret = [], []
     for s in all_shapes:
@@ -119,8 +122,8 @@ def test_model_trained_on_all_shapes_fits_them_better_than_one_fixed_config(all_
 
 
 def test_fit_is_deterministic_and_rank_covers_the_launchable_space():
-    a = L.fit([(4096, 4096, 4096), (16, 4096, 4096)])
-    b = L.fit([(16, 4096, 4096), (4096, 4096, 4096), (16, 4096, 4096)])  # order and duplicates do not matter
+    a = fit([(4096, 4096, 4096), (16, 4096, 4096)])
+    b = fit([(16, 4096, 4096), (4096, 4096, 4096), (16, 4096, 4096)])  # order and duplicates do not matter
     assert np.allclose(a.coef, b.coef) and a.intercept == pytest.approx(b.intercept)
     ranked = a.rank((512, 4096, 4096))
     assert len(ranked) == len(set(ranked)) == 3744
@@ -148,22 +151,22 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="split"):
         L.folds("random")
     with pytest.raises(ValueError, match="alpha"):
-        L.fit([(16, 16, 16)], alpha=-1)
+        fit([(16, 16, 16)], alpha=-1)
     with pytest.raises(ValueError):
-        L.fit([])
+        fit([])
 
 
 # --- the penalty by nested cross-validation, and the boosted baseline ---------------------------
 
 
 def test_chosen_penalty_has_the_lowest_inner_held_out_error():
-    train = [s for s in L.study_shapes() if (s.N, s.K) != (4096, 4096)]
+    train = [s for s in study_shapes() if (s.N, s.K) != (4096, 4096)]
     alphas = (1e-6, 1e-3, 1e-1, 10.0)
     sse = []
     for a in alphas:  # by hand, through fit and predict_log_time
         err = 0.0
         for _, inner_train, inner_test in L.folds("projection", train):
-            model = L.fit(inner_train, alpha=a)
+            model = fit(inner_train, alpha=a)
             for s in inner_test:
                 land = landscape(s.mnk)
                 err += float(np.sum((model.predict_log_time(land.configs, s) - np.log(land.time_s)) ** 2))
@@ -181,7 +184,7 @@ def test_nested_penalties_are_chosen_on_each_folds_training_shapes_only():
 
 def test_ridge_on_knobs_ranks_every_shape_alike():
     # knob features differ between configs; shape features only add a constant per shape: one ranking for all
-    model = L.fit(L.study_shapes()[:10], "knobs")
+    model = fit(study_shapes()[:10], "knobs")
     configs = landscape((16, 4096, 4096)).configs
     gap = model.predict_log_time(configs, (16, 4096, 4096)) - model.predict_log_time(configs, (4096, 14336, 4096))
     assert np.allclose(gap, gap[0], rtol=0, atol=1e-9)  # one offset per shape: the same ranking up to rounding
@@ -189,7 +192,7 @@ def test_ridge_on_knobs_ranks_every_shape_alike():
 
 def test_boosted_model_is_seeded_and_ranks_from_what_it_learned():
     train = [(4096, 4096, 4096), (16, 4096, 4096), (512, 14336, 4096)]
-    a, b = L.fit_boosted(train, seed=1), L.fit_boosted(train, seed=1)
+    a, b = fit_boosted(train, seed=1), fit_boosted(train, seed=1)
     X = landscape((2048, 4096, 4096)).configs
     assert np.array_equal(a.predict_log_time(X, (2048, 4096, 4096)), b.predict_log_time(X, (2048, 4096, 4096)))
     assert a.rank((16, 4096, 4096)) != a.rank((4096, 4096, 4096))  # unlike the knob ridge: per-shape rankings
@@ -212,8 +215,8 @@ def test_nested_and_boosted_arguments_are_checked():
     with pytest.raises(ValueError, match="boosted"):
         L.cross_validate(alpha="nested", model="boosted")
     with pytest.raises(ValueError, match="two"):
-        L.choose_alpha(L.study_shapes()[:1], "projection")
+        L.choose_alpha(study_shapes()[:1], "projection")
     with pytest.raises(ValueError, match="alphas"):
-        L.choose_alpha(L.study_shapes(), alphas=(-1.0,))
+        L.choose_alpha(study_shapes(), alphas=(-1.0,))
     with pytest.raises(ValueError, match="seed"):
-        L.fit_boosted([(4096, 4096, 4096)], seed=-1)
+        fit_boosted([(4096, 4096, 4096)], seed=-1)

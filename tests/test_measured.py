@@ -17,34 +17,24 @@ import pytest
 
 from schedlab import landscape
 from schedlab.cli.main import main
-from schedlab.core.measured import (
-    INVALID,
-    REPEAT_RTOL,
-    MeasuredLandscape,
-    load_compact,
-    read_cache,
-    save_compact,
-    to_cache,
-)
+from schedlab.core.measured import REPEAT_RTOL, MeasuredLandscape, load_compact, save_compact
 from schedlab.core.space import SPACE, TRITON_NAMES
-from schedlab.studies.export import cache_document, write_json
 from schedlab.studies.landscapes import optimum_at_box_corner
 from schedlab.studies.measured import (
-    BOOK_MEASURED,
     MODEL_FREE,
     book_landscapes,
     compare_measured,
-    load_runs,
-    measured_context,
-    measured_tuner_core,
     model_structure,
-    record_runs,
-    recorded_cores,
-    repeat_factors,
     structure,
     write_compact,
 )
-from schedlab.studies.search import CORES, run_seeds
+from schedlab.tuning.cache import INVALID, read_cache, to_cache, write_json
+from schedlab.tuning.export import cache_document
+from schedlab.tuning.harness import run_seeds
+from schedlab.tuning.measured import measured_context, repeat_factors
+from schedlab.tuning.records import BOOK_MEASURED, load_runs, machine_identity, record_measured_runs, recorded_cores
+from schedlab.tuning.strategies import CORES
+from schedlab.tuning.tuners import tuner_core
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "data" / "benchmark_hub"
@@ -330,24 +320,24 @@ def test_real_tuners_run_under_the_rules_on_a_measured_landscape(synthetic, name
     """Through Kernel Tuner's tune_cache and Optuna's ask-and-tell: no repeats, nothing unmeasurable, the budget kept."""
     c = measured_context(synthetic)
     budget = 12
-    order, _, _ = run_seeds(measured_tuner_core(name), c, (0,), budget, repeat_factors(synthetic, 0)[None, :])
+    order, _, _ = run_seeds(tuner_core(name), c, (0,), budget, repeat_factors(synthetic, 0)[None, :])
     o = order[0][order[0] >= 0]
     assert 0 < len(o) <= budget and len(set(o.tolist())) == len(o)
 
 
 def test_recorded_runs_replay_the_live_runs(tmp_path, synthetic):
-    runs = record_runs(synthetic, ["kt_random_sample"], seeds=range(2), budget=10)
+    runs = record_measured_runs(synthetic, ["kt_random_sample"], seeds=range(2), budget=10)
     back = load_runs(runs.save(tmp_path / "runs.npz"))
     c = measured_context(synthetic)
     fac = np.stack([repeat_factors(synthetic, s) for s in (0, 1)])
-    live, _, _ = run_seeds(measured_tuner_core("kt_random_sample"), c, (0, 1), 10, fac)
-    replay, _, _ = run_seeds(recorded_cores(back, synthetic)["kt_random_sample"], c, (0, 1), 10, fac)
+    live, _, _ = run_seeds(tuner_core("kt_random_sample"), c, (0, 1), 10, fac)
+    replay, _, _ = run_seeds(recorded_cores([back])["kt_random_sample"], c, (0, 1), 10, fac)
     assert np.array_equal(live, replay)
     with pytest.raises(ValueError, match="was not recorded"):
-        run_seeds(recorded_cores(back, synthetic)["kt_random_sample"], c, (0, 5), 10, fac[[0, 0]])
+        run_seeds(recorded_cores([back])["kt_random_sample"], c, (0, 5), 10, fac[[0, 0]])
     other = MeasuredLandscape(**{**synthetic.__dict__, "time_ms": synthetic.time_ms * 2})
     with pytest.raises(ValueError, match="do not match"):
-        recorded_cores(back, other)
+        run_seeds(recorded_cores([back])["kt_random_sample"], measured_context(other), (0, 1), 10, fac)
 
 
 def test_recorded_runs_keep_their_rules_and_are_refused_under_other_options(tmp_path, synthetic):
@@ -355,16 +345,16 @@ def test_recorded_runs_keep_their_rules_and_are_refused_under_other_options(tmp_
     import dataclasses
     import json
 
-    from schedlab.studies.tuners import rules_record
+    from schedlab.tuning.tuners import rules_record
 
-    runs = record_runs(synthetic, ["kt_random_sample", "optuna_tpe"], seeds=range(1), budget=10)
+    runs = record_measured_runs(synthetic, ["kt_random_sample", "optuna_tpe"], seeds=range(1), budget=10)
     assert load_runs(runs.save(tmp_path / "runs.npz")).rules == rules_record(10)
     rules = json.loads(runs.rules)
     rules["optuna"]["tpe"]["n_startup_trials"] = 10
     older = dataclasses.replace(runs, rules=json.dumps(rules))
     c = measured_context(synthetic)
     fac = repeat_factors(synthetic, 0)[None, :]
-    cores = recorded_cores(older, synthetic)
+    cores = recorded_cores([older])
     run_seeds(cores["kt_random_sample"], c, (0,), 10, fac)  # its options did not change
     with pytest.raises(ValueError, match="optuna_tpe .* other options than the rules give it now"):
         run_seeds(cores["optuna_tpe"], c, (0,), 10, fac)
@@ -409,9 +399,9 @@ def test_recorded_measured_runs_regenerate(path):
     cheap = [n for n in ("kt_diff_evo", "optuna_cmaes", "kt_random_sample", "kt_bayes_opt") if n in runs.names][0]
     seed = runs.seeds[-1]
     live, _, _ = run_seeds(
-        measured_tuner_core(cheap), measured_context(land), (seed,), runs.budget, repeat_factors(land, seed)[None, :]
+        tuner_core(cheap), measured_context(land), (seed,), runs.budget, repeat_factors(land, seed)[None, :]
     )
-    recorded = runs.orders[runs.names.index(cheap), runs.seeds.index(seed)]
+    recorded = runs.orders[0, runs.names.index(cheap), runs.seeds.index(seed)]
     assert np.array_equal(live[0], recorded), f"{cheap} seed {seed} differs from {path.name} ({runs.versions})"
 
 
@@ -423,5 +413,8 @@ def test_the_cache_file_and_its_compact_copy_meet_the_same_machine(tmp_path):
     assert not np.array_equal(source.repeats_ms, compact.repeats_ms)  # the cache's order is not sorted
     for seed in (0, 3):
         np.testing.assert_allclose(repeat_factors(source, seed), repeat_factors(compact, seed), rtol=1e-12)
-    runs = record_runs(compact, ["kt_random_sample"], seeds=range(1), budget=5)
-    assert set(recorded_cores(runs, source)) == {"kt_random_sample"}
+    assert machine_identity(source) == machine_identity(compact)
+    runs = record_measured_runs(compact, ["kt_random_sample"], seeds=range(1), budget=5)
+    fac = repeat_factors(source, 0)[None, :]
+    replay, _, _ = run_seeds(recorded_cores([runs])["kt_random_sample"], measured_context(source), (0,), 5, fac)
+    assert np.array_equal(replay, runs.orders[0, 0])

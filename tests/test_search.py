@@ -1,4 +1,4 @@
-"""Behaviour of the search strategies and the comparison analyses (schedlab.studies.search).
+"""Behaviour of the search strategies and the comparison analyses (schedlab.tuning).
 
 The rules every tuner obeys -- it measures only launchable configs, never more than its
 budget, never the same config twice -- are checked on every strategy, on the lecture's
@@ -20,23 +20,15 @@ from hypothesis import strategies as st
 
 from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
 from schedlab.core.shapes import LECTURE_SHAPES, llm_shapes
-from schedlab.studies.compare import compare, descent_local_optima
-from schedlab.studies.search import (
-    CORES,
-    DEFAULT_SHAPES,
-    STRATEGIES,
-    BudgetExhausted,
-    Measurer,
-    SearchTrace,
-    coordinate_descent,
-    exhaustive,
-    feature_names,
-    model_guided,
-    random_search,
-    run_strategy,
-    search_context,
-    trials_to_within,
-)
+from schedlab.tuning.compare import compare, descent_local_optima
+from schedlab.tuning.features import feature_names
+from schedlab.tuning.harness import SearchTrace, run_strategy, trials_to_within
+from schedlab.tuning.measurer import DEFAULT_SHAPES, BudgetExhausted, Measurer, search_context
+from schedlab.tuning.strategies import CORES, STRATEGIES
+from schedlab.tuning.strategies.coordinate_descent import coordinate_descent
+from schedlab.tuning.strategies.exhaustive import exhaustive
+from schedlab.tuning.strategies.model_guided import model_guided
+from schedlab.tuning.strategies.random_search import random_search
 from tests.strategies import examples, hardware, launchable_configs, shapes, unlaunchable_configs
 
 SQUARE = (4096, 4096, 4096)

@@ -27,8 +27,8 @@ from matplotlib.text import Text  # noqa: E402
 
 from schedlab import LECTURE_SHAPES, figures, render  # noqa: E402
 from schedlab.core.shapes import llm_shapes  # noqa: E402
-from schedlab.studies.compare import compare, descent_local_optima  # noqa: E402
-from schedlab.studies.search import STRATEGIES  # noqa: E402
+from schedlab.tuning.compare import compare, descent_local_optima  # noqa: E402
+from schedlab.tuning.strategies import STRATEGIES  # noqa: E402
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
 SQUARE, DECODE = (4096, 4096, 4096), (16, 4096, 4096)

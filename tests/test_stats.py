@@ -19,7 +19,7 @@ from schedlab.core.stats import (
     trials_interval,
 )
 from schedlab.render.labels import TUNER_LABELS
-from schedlab.studies.tuners import TUNERS
+from schedlab.tuning.tuners import TUNERS
 
 
 def test_sign_test_matches_the_binomial_by_hand():

@@ -1,4 +1,4 @@
-"""Every strategy of the registry (schedlab.studies.search.strategies), checked in one loop.
+"""Every strategy of the registry (schedlab.tuning.strategies), checked in one loop.
 
 A strategy is one module: its public function and its core, registered once. Whatever the
 module, the same things must hold -- with the whole budget it finds the optimum, it never
@@ -16,10 +16,9 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC, landscape
-from schedlab.studies import search
-from schedlab.studies.search import CORES, STRATEGIES, Measurer, trials_to_within
-from schedlab.studies.search.harness import noise_factors, run_seeds, search_context
-from schedlab.studies.search.strategies import MODULES, modules
+from schedlab.tuning.harness import run_seeds, trials_to_within
+from schedlab.tuning.measurer import Measurer, noise_factors, search_context
+from schedlab.tuning.strategies import CORES, MODULES, STRATEGIES, modules
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
@@ -33,7 +32,7 @@ def test_the_registry_holds_the_six_in_order_and_is_read_only():
     assert len(CORES) == len(STRATEGIES) == len(MODULES)
     for name, module in modules().items():
         assert CORES[name] is module.core
-        assert STRATEGIES[name] is getattr(search, STRATEGIES[name].__name__)  # re-exported by the package
+        assert STRATEGIES[name] is getattr(module, module.__name__.rpartition(".")[2])  # named like its module
     assert "grid" not in CORES and CORES.get("grid") is None
     for registry in (CORES, STRATEGIES):
         with pytest.raises(TypeError):
@@ -42,10 +41,10 @@ def test_the_registry_holds_the_six_in_order_and_is_read_only():
             registry["grid"]
 
 
-def test_importing_search_loads_no_strategy_module_until_the_registry_is_read():
+def test_importing_the_harness_loads_no_strategy_module_until_the_registry_is_read():
     code = (
-        "import sys, schedlab.studies.search as s\n"
-        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('schedlab.studies.search.strategies.'))\n"
+        "import sys, schedlab.tuning.harness, schedlab.tuning.strategies as s\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('schedlab.tuning.strategies.'))\n"
         "print(len(loaded())); s.CORES['random']; print(len(loaded()))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)

@@ -23,7 +23,7 @@ from schedlab.core.space import (
     triton_warps_per_tile,
     uses_wgmma,
 )
-from schedlab.studies.triton_configs import INDUCTOR_MM_CONFIGS, TUTORIAL_FP8_CONFIGS, TUTORIAL_FP16_CONFIGS
+from schedlab.triton.configs import INDUCTOR_MM_CONFIGS, TUTORIAL_FP8_CONFIGS, TUTORIAL_FP16_CONFIGS
 
 TRITON_PROFILES = {"h100-sxm": H100_SXM, "a100-sxm4": A100_SXM4, "h200-sxm": H200_SXM}
 BY_CC = {80: A100_SXM4, 90: H100_SXM}
@@ -140,7 +140,7 @@ def test_the_compiled_table_covers_both_mma_versions_and_every_stage_count():
 
 # --- configs the projects ship -----------------------------------------------------------------------
 
-#: The lists the projects ship, as schedlab.studies.triton_configs records them with their sources (the Triton
+#: The lists the projects ship, as schedlab.triton.configs records them with their sources (the Triton
 #: tutorial's get_cuda_autotune_config(), its last eight labelled for fp8, 1-byte operands; Inductor's
 #: mm_configs, group_m 8), as (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) and, for Inductor, in its
 #: own order (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps).

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from schedlab import H100_TC
-from schedlab.studies.compare import compare
-from schedlab.studies.search import CORES
-from schedlab.studies.tuners import record_runs, recorded_cores, run_tuner, tuner_core, tuner_order
+from schedlab.tuning.compare import compare
+from schedlab.tuning.records import record_runs, recorded_cores
+from schedlab.tuning.strategies import CORES
+from schedlab.tuning.tuners import run_tuner, tuner_core, tuner_order
 
 DECODE = (16, 4096, 4096)
 

@@ -15,8 +15,9 @@ import pytest
 
 from schedlab import landscape
 from schedlab.core.space import SPACE, TRITON_NAMES
-from schedlab.studies.export import measured_times_s
-from schedlab.studies.tuners import BOOK_DATA, TUNERS, load_runs, record_runs, run_tuner, tuner_order
+from schedlab.tuning.export import measured_times_s
+from schedlab.tuning.records import BOOK_DATA, load_runs, record_runs
+from schedlab.tuning.tuners import TUNERS, run_tuner, tuner_order
 
 SQUARE = (4096, 4096, 4096)
 DATA = BOOK_DATA
@@ -65,7 +66,7 @@ def test_unknown_tuner_and_bad_budget_are_named():
 def test_recorded_runs_round_trip(tmp_path):
     runs = record_runs((16, 4096, 4096), names=["kt_random_sample", "kt_greedy_ils"], seeds=[0, 1], budget=12)
     again = load_runs(runs.save(tmp_path / "runs.npz"))
-    assert again.names == runs.names and again.seeds == runs.seeds and again.shape == (16, 4096, 4096)
+    assert again.names == runs.names and again.seeds == runs.seeds and again.landscape == "16x4096x4096"
     assert np.array_equal(again.order("kt_greedy_ils", 1), tuner_order("kt_greedy_ils", (16, 4096, 4096), 12, 1))
     with pytest.raises(ValueError, match="was not recorded"):
         again.order("kt_greedy_ils", 2)
@@ -86,7 +87,8 @@ def test_book_data_regenerates(path):
     runs = load_runs(path)
     for name in ("kt_diff_evo", "kt_simulated_annealing", "optuna_cmaes"):
         seed = runs.seeds[-1]
-        live = tuner_order(name, runs.shape, runs.budget, seed, runs.noise)
+        shape = tuple(int(x) for x in runs.landscape.split("x"))
+        live = tuner_order(name, shape, runs.budget, seed, runs.noise)
         assert np.array_equal(runs.order(name, seed), live), (
             f"{name} seed {seed} differs from {path.name} (recorded with {runs.versions}): regenerate it"
         )
@@ -106,7 +108,7 @@ def test_saving_runs_that_fails_midway_leaves_the_old_file_whole(tmp_path):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
-    code = f"from schedlab.studies.tuners import load_runs; load_runs({str(source)!r}).save('runs.npz')"
+    code = f"from schedlab.tuning.records import load_runs; load_runs({str(source)!r}).save('runs.npz')"
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=limit
     )
@@ -133,7 +135,8 @@ def _kt_run(entry, strategy, budget, seed, **kwargs):
     import warnings
     from pathlib import Path
 
-    from schedlab.studies.export import cache_document, write_json
+    from schedlab.tuning.cache import write_json
+    from schedlab.tuning.export import cache_document
 
     doc = cache_document(SQUARE, noise=0.03, seed=seed)
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
@@ -182,7 +185,7 @@ def test_kernel_tuners_tune_cache_runs_under_the_rules(strategy):
 
 
 def test_kernel_tuners_tune_kernel_needs_the_launchable_restriction():
-    from schedlab.studies.export import launchable_restriction
+    from schedlab.tuning.kernel_tuner_adapter import launchable_restriction
 
     plain = _charged(_kt_run("tune_kernel", "random_sample", 300, seed=1))
     ruled = _charged(_kt_run("tune_kernel", "random_sample", 300, seed=1, restrictions=[launchable_restriction()]))
@@ -201,7 +204,8 @@ def test_real_tuners_spend_the_budget_unless_they_stop_on_their_own():
 def test_update_runs_replaces_only_the_named_tuners_and_refuses_what_would_not_regenerate():
     import dataclasses
 
-    from schedlab.studies.tuners import rules_record, update_runs
+    from schedlab.tuning.records import update_runs
+    from schedlab.tuning.tuners import rules_record
 
     old = record_runs((16, 4096, 4096), names=["kt_random_sample", "kt_greedy_ils"], seeds=[0, 1], budget=12)
     new = record_runs((16, 4096, 4096), names=["kt_greedy_ils"], seeds=[0, 1], budget=12)
@@ -220,7 +224,7 @@ def test_update_runs_replaces_only_the_named_tuners_and_refuses_what_would_not_r
 
 def test_the_recorded_guide_runs_hold_under_todays_rules():
     from schedlab.studies import guides
-    from schedlab.studies.tuners import rules_record
+    from schedlab.tuning.tuners import rules_record
 
     runs = guides.load_guide_runs(DATA / "guide-runs-4096x4096x4096.npz")
     assert runs.rules == rules_record(runs.budget) and runs.names == guides.REAL

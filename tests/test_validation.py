@@ -353,11 +353,11 @@ class TestApiArguments:
     @pytest.mark.parametrize(
         "call, name",
         [
-            (lambda: importlib.import_module("schedlab.studies.compare").compare(None), "shapes"),
-            (lambda: importlib.import_module("schedlab.studies.learned").fit(None), "shapes"),
+            (lambda: importlib.import_module("schedlab.tuning.compare").compare(None), "shapes"),
+            (lambda: importlib.import_module("schedlab.tuning.regression").fit(None), "shapes"),
             (lambda: importlib.import_module("schedlab.studies.buckets").sweep(4096, 4096, Ms=None), "Ms"),
             (
-                lambda: importlib.import_module("schedlab.studies.learned").features(
+                lambda: importlib.import_module("schedlab.tuning.features").features(
                     [GemmConfig(*GOOD)], SQUARE, hw="H100"
                 ),
                 "hw",
@@ -371,7 +371,7 @@ class TestApiArguments:
 
     @pytest.mark.parametrize("bad", [1e308, 1.5, float("inf"), -0.1])
     def test_noise_out_of_range(self, bad):
-        from schedlab.studies.search import random_search
+        from schedlab.tuning.strategies.random_search import random_search
 
         with pytest.raises(ValueError, match="noise"):
             random_search(SQUARE, budget=2, noise=bad)

@@ -9,7 +9,7 @@ import argparse
 
 import numpy as np
 
-from schedlab.studies.search import MAX_NOISE
+from schedlab.tuning.measurer import MAX_NOISE
 
 __all__ = ["add_shape_arguments", "positive_int", "int_up_to", "int_in", "number_in", "noise_sigma"]
 

@@ -44,8 +44,18 @@ from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
 from schedlab.core.space import SPACE, GemmConfig, check_shape
 from schedlab.studies import buckets
-from schedlab.studies.compare import compare
-from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE, STRATEGIES
+from schedlab.tuning.compare import compare
+from schedlab.tuning.covers import (
+    Sweep,
+    decode_ms,
+    exact_cover,
+    greedy_cover,
+    interval_cover,
+    power_of_two_cover,
+    sweep,
+)
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE
+from schedlab.tuning.strategies import STRATEGIES
 
 __all__ = ["main", "build_parser"]
 
@@ -351,32 +361,32 @@ MAX_M = 4096
 
 
 def _bucket_sweep(N: int, K: int, Ms: tuple[int, ...], hw: Hardware):
-    """:func:`schedlab.studies.buckets.sweep` one ``M`` at a time, with a progress bar on stderr for long sweeps."""
+    """:func:`schedlab.tuning.covers.sweep` one ``M`` at a time, with a progress bar on stderr for long sweeps."""
     rows, elapsed, one = [], 0.0, None
     with progress_bar(Ms, desc="扫描 M", unit="个 M") as bar:
         for M in bar:
-            one = buckets.sweep(N, K, Ms=(M,), hw=hw)
+            one = sweep(N, K, Ms=(M,), hw=hw)
             rows.append(one.time_s[0])
             elapsed += one.elapsed_s
-    return buckets.Sweep(N=N, K=K, Ms=Ms, configs=one.configs, time_s=np.stack(rows), elapsed_s=elapsed)
+    return Sweep(N=N, K=K, Ms=Ms, configs=one.configs, time_s=np.stack(rows), elapsed_s=elapsed)
 
 
 def cmd_buckets(args) -> int:
     _, N, K = check_shape(1, args.N, args.K)  # ValueError names N or K
-    Ms = buckets.decode_ms(args.M_max)
+    Ms = decode_ms(args.M_max)
     tol = args.tol
     sw = _bucket_sweep(N, K, Ms, args.hw)
-    greedy, exact = buckets.greedy_cover(sw, tol), buckets.exact_cover(sw, tol)
-    down = buckets.power_of_two_cover(sw, tol)
+    greedy, exact = greedy_cover(sw, tol), exact_cover(sw, tol)
+    down = power_of_two_cover(sw, tol)
     top_power = 1 << (Ms[-1] - 1).bit_length()
-    up = buckets.power_of_two_cover(sw, tol, "up") if top_power in Ms else None
+    up = power_of_two_cover(sw, tol, "up") if top_power in Ms else None
     name = next((n for n, n_, k_ in LLAMA8B_PROJECTIONS if (n_, k_) == (N, K)), "—")
     study = buckets.BucketStudy(
         name=name,
         sweep=sw,
         greedy=greedy,
         exact=exact,
-        intervals=buckets.interval_cover(sw, tol),
+        intervals=interval_cover(sw, tol),
         power_of_two=down,
         power_of_two_up=up,
     )

@@ -21,18 +21,13 @@ from schedlab.cli.args import int_in
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.console import print_render_table
 from schedlab.core.files import check_writable
-from schedlab.core.measured import load_compact, read_cache, save_compact
+from schedlab.core.measured import load_compact, save_compact
 from schedlab.render.measured import measured_trials_table, structure_table
-from schedlab.studies.measured import (
-    MEASURED_BUDGET,
-    compare_measured,
-    measured_context,
-    model_structure,
-    record_runs,
-    repeat_factors,
-    structure,
-)
-from schedlab.studies.tuners import TUNERS
+from schedlab.studies.measured import MEASURED_BUDGET, compare_measured, model_structure, structure
+from schedlab.tuning.cache import read_cache
+from schedlab.tuning.measured import measured_context, repeat_factors
+from schedlab.tuning.records import record_measured_runs
+from schedlab.tuning.tuners import TUNERS
 
 __all__ = ["add_parsers"]
 
@@ -67,7 +62,7 @@ def cmd_measured_tuners(args) -> int:
         tag = f"-{args.tag}" if args.tag else ""
         output = check_writable(args.output / f"runs-{_stem(path)}{tag}.npz")  # before minutes of work
         with progress_bar(desc=_stem(path), unit="次运行") as bar:
-            runs = record_runs(m, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, report_to(bar))
+            runs = record_measured_runs(m, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, report_to(bar))
         print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
 

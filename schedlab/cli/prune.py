@@ -5,7 +5,7 @@
     python -m schedlab prune 512 4096 4096 --gpu h100-sxm --configs inductor --top 4
     python -m schedlab prune 4096 4096 4096 --configs my-configs.json --json
 
-It runs :meth:`schedlab.autotune.Pruner.prune`, the same code ``triton.autotune`` calls through
+It runs :meth:`schedlab.triton.hook.Pruner.prune`, the same code ``triton.autotune`` calls through
 ``prune_configs_by``, and prints the kept configs as ``triton.Config(...)`` lines, best
 estimate first. ``--configs`` takes ``tutorial`` (Triton's matmul tutorial's list), ``inductor``
 (Inductor's mm list, adapted to the shape as Inductor does) or a JSON file holding a list of
@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from schedlab.autotune import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source
 from schedlab.cli.args import add_shape_arguments, positive_int
 from schedlab.core.space import check_shape
 from schedlab.render.table import fmt_percent, fmt_ratio, fmt_time
-from schedlab.studies.triton_configs import TUTORIAL_CONFIGS, inductor_configs
+from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
+from schedlab.triton.hook import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source
 
 __all__ = ["add_parsers"]
 
@@ -89,7 +89,7 @@ def add_parsers(sub) -> None:
         help="把 Triton 的配置列表剪到值得测的几个 / prune a Triton config list with the model",
         description="用模型给一张 Triton 配置列表排序：不能启动的去掉，留下估计最快的 --top 个，"
         "打印成可以直接贴进 @triton.autotune 的 triton.Config(...) 行，附每个的估计时间和跳过的比例。"
-        "和 schedlab.autotune.Pruner 交给 prune_configs_by 的是同一段代码。"
+        "和 schedlab.triton.hook.Pruner 交给 prune_configs_by 的是同一段代码。"
         " / Keep the --top configs of a list with the best estimates, as triton.Config lines.",
     )
     add_shape_arguments(p)

@@ -7,7 +7,7 @@
     python -m schedlab tuners 4096 4096 4096 --seeds 50 -o schedlab/data/tuner-runs-4096x4096x4096.npz
     python -m schedlab tuners 4096 4096 4096 --sigma 0.05 0.1 0.2 --seeds 20 -o schedlab/data/guide-runs-4096x4096x4096.npz
 
-``tuners`` records the real tuners' runs (:func:`schedlab.studies.tuners.record_runs`) that the
+``tuners`` records the real tuners' runs (:func:`schedlab.tuning.records.record_runs`) that the
 search page replays; with ``--sigma`` it records Kernel Tuner's ``bayes_opt`` and Optuna's TPE on
 the guides page's field truths instead (:func:`schedlab.studies.guides.record_guide_runs`). It is
 the documented command that regenerates ``schedlab/data``.
@@ -21,10 +21,12 @@ from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.core.files import check_writable
 from schedlab.core.hardware import DEFAULT_PROFILE
-from schedlab.studies.export import cache_document, t4_document, write_json
 from schedlab.studies.guides import REAL, record_guide_runs
-from schedlab.studies.search import DEFAULT_BUDGET, DEFAULT_NOISE
-from schedlab.studies.tuners import TUNERS, load_runs, record_runs, update_runs
+from schedlab.tuning.cache import write_json
+from schedlab.tuning.export import cache_document, t4_document
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE
+from schedlab.tuning.records import load_runs, record_runs, update_runs
+from schedlab.tuning.tuners import TUNERS
 
 __all__ = ["add_parsers"]
 

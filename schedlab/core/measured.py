@@ -1,15 +1,11 @@
 """A measured landscape: every configuration of a Kernel Tuner cache file with its recorded times.
 
-:func:`read_cache` reads any Kernel Tuner :cite:`vanwerkhoven2019kerneltuner` cache file (JSON,
-plain or gzip-compressed) -- the inverse of ``python -m schedlab export``
-(:func:`schedlab.studies.export.cache_document`) -- as a :class:`MeasuredLandscape`: the knobs
-(``tune_params``, any names, any values), one row per configuration with a valid time, its mean
-time (``time``) and its recorded repeats (``times``). An entry whose ``time`` is not a positive
-finite number (``"InvalidConfig"``, ``"CompilationFailedConfig"``, ``"RuntimeFailedConfig"``, ...)
-is a configuration that could not run: it is kept apart, in :attr:`MeasuredLandscape.unlaunchable`.
-
-:func:`save_compact` / :func:`load_compact` keep a landscape in a small ``.npz`` (what the book
-ships); :func:`to_cache` writes it back as a Kernel Tuner cache (what a tuner replays).
+:class:`MeasuredLandscape` holds the knobs (``tune_params``, any names, any values), one row per
+configuration with a valid time, its mean time and its recorded repeats, and apart the
+configurations that could not run. :func:`schedlab.tuning.cache.read_cache` reads one from any
+Kernel Tuner :cite:`vanwerkhoven2019kerneltuner` cache file and
+:func:`schedlab.tuning.cache.to_cache` writes it back as one (what a tuner replays);
+:func:`save_compact` / :func:`load_compact` keep it in a small ``.npz`` (what the book ships).
 
 The compact file
 ----------------
@@ -28,7 +24,6 @@ The compact file
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from collections.abc import Mapping
@@ -41,22 +36,16 @@ import numpy as np
 from schedlab.core.files import write_atomically
 
 __all__ = [
-    "INVALID",
     "REPEAT_RTOL",
     "MeasuredLandscape",
-    "read_cache",
-    "to_cache",
     "save_compact",
     "load_compact",
 ]
 
-#: Kernel Tuner's marker of a configuration that fails its restrictions (written by :func:`to_cache`).
-INVALID = "InvalidConfig"
 #: Relative difference allowed between a repeat and its whole number of nanoseconds (JSON writes
 #: ``75.374592`` as ``75.37459199999999``): a few units in the last place.
 REPEAT_RTOL = 1e-13
 _NS_PER_MS = 1e6
-_REQUIRED = ("tune_params_keys", "tune_params", "cache")
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,175 +120,6 @@ class MeasuredLandscape:
     def varying(self) -> tuple[int, ...]:
         """Positions of the knobs that take more than one value in ``tune_params`` (the others are constants)."""
         return tuple(j for j, values in enumerate(self.tune_params.values()) if len(values) > 1)
-
-
-def _fail(source: str, message: str):
-    raise ValueError(f"{source}: not a Kernel Tuner cache file: {message}")
-
-
-def _load_json(path: Path):
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ValueError(f"cannot read Kernel Tuner cache {path}: {e.strerror or e}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            _fail(str(path), f"broken gzip data ({e})")
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        _fail(str(path), f"not JSON ({e})")
-
-
-def _is_time(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
-
-
-def read_cache(path) -> MeasuredLandscape:
-    """Read a Kernel Tuner cache file (JSON, plain or gzip) as a :class:`MeasuredLandscape`.
-
-    Parameters
-    ----------
-    path : str or Path
-
-    Raises
-    ------
-    ValueError
-        Naming the file and what is wrong: not JSON, a missing field, ``tune_params_keys`` that
-        disagree with ``tune_params``, an entry whose values are not among ``tune_params``, one
-        configuration twice, a repeat that is not a positive number, entries recording different
-        numbers of repeats, or no entry with a valid time.
-
-    Notes
-    -----
-    A configuration's knob values are read from its entry's fields (Kernel Tuner writes each
-    knob there), else from its key (the values joined by commas); either is matched to
-    ``tune_params`` by its text, so integer, float and string values all work.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> doc = {"tune_params_keys": ["a", "b"], "tune_params": {"a": [1, 2], "b": ["x", "y"]},
-    ...        "cache": {"1,x": {"time": 2.0, "times": [1.9, 2.1]}, "2,x": {"time": 1.0, "times": [1.0, 1.0]},
-    ...                  "2,y": {"time": "CompilationFailedConfig"}}}
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "cache.json"
-    >>> _ = path.write_text(json.dumps(doc))
-    >>> m = read_cache(path)
-    >>> m.n_configs, m.config(m.best_index), len(m.unlaunchable), m.repeats_ms.tolist()
-    (2, {'a': 2, 'b': 'x'}, 1, [[1.9, 2.1], [1.0, 1.0]])
-    """
-    path = Path(path)
-    source = str(path)
-    doc = _load_json(path)
-    if not isinstance(doc, dict):
-        _fail(source, f"the top level is a {type(doc).__name__}, not an object")
-    missing = [k for k in _REQUIRED if k not in doc]
-    if missing:
-        _fail(source, f"missing field(s) {', '.join(missing)}")
-    keys, params, cache = doc["tune_params_keys"], doc["tune_params"], doc["cache"]
-    if not isinstance(params, dict) or not isinstance(keys, list) or list(keys) != list(params):
-        _fail(source, f"tune_params_keys {keys!r} must list the knobs of tune_params in order")
-    if not isinstance(cache, dict):
-        _fail(source, "cache must be an object of entries")
-    for k, values in params.items():
-        if not isinstance(values, list) or not values:
-            _fail(source, f"tune_params[{k!r}] must be a non-empty list of values")
-    lookup = [{str(v): i for i, v in enumerate(values)} for values in params.values()]
-    valid_rows, times, repeats, bad_rows, seen = [], [], [], [], set()
-    for key, entry in cache.items():
-        if not isinstance(entry, dict) or "time" not in entry:
-            _fail(source, f"entry {key!r} has no time")
-        parts = str(key).split(",")
-        texts = [str(entry[k]) if k in entry else None for k in keys]
-        if any(t is None for t in texts):
-            if len(parts) != len(keys):
-                _fail(source, f"entry key {key!r} does not hold one value per knob ({len(keys)})")
-            texts = parts
-        try:
-            row = tuple(lookup[j][t] for j, t in enumerate(texts))
-        except KeyError as e:
-            _fail(source, f"entry {key!r} has a value {e.args[0]!r} that is not in tune_params")
-        if row in seen:
-            _fail(source, f"entry {key!r} repeats a configuration")
-        seen.add(row)
-        if not _is_time(entry["time"]):
-            bad_rows.append(row)
-            continue
-        valid_rows.append(row)
-        times.append(float(entry["time"]))
-        rep = entry.get("times")
-        if rep is not None and (not isinstance(rep, list) or not rep or not all(_is_time(x) for x in rep)):
-            _fail(source, f"entry {key!r}: times must be a non-empty list of positive times, got {rep!r}")
-        repeats.append(rep)
-    if not valid_rows:
-        _fail(source, "no entry has a valid time")
-    lengths = {len(r) for r in repeats if r is not None}
-    if any(r is None for r in repeats) and lengths:
-        _fail(source, "some entries record their repeats (times) and some do not")
-    if len(lengths) > 1:
-        _fail(source, f"entries record different numbers of repeats ({sorted(lengths)})")
-    k = len(keys)
-    return MeasuredLandscape(
-        device=str(doc.get("device_name", "")),
-        kernel=str(doc.get("kernel_name", "")),
-        problem_size=tuple(doc.get("problem_size", ())),
-        tune_params=MappingProxyType({name: tuple(values) for name, values in params.items()}),
-        knobs=np.array(valid_rows, dtype=np.int64).reshape(-1, k),
-        time_ms=np.array(times),
-        repeats_ms=np.array(repeats, dtype=float) if lengths else None,
-        unlaunchable=np.array(bad_rows, dtype=np.int64).reshape(-1, k),
-        source=path.name,
-    )
-
-
-def to_cache(measured: MeasuredLandscape, time_ms=None) -> dict:
-    """``measured`` as a Kernel Tuner cache (a JSON-ready dict); ``time_ms`` replaces the recorded times.
-
-    Every configuration with a time gets ``time`` (and ``times``: the recorded repeats, or the one
-    given time); every unlaunchable one ``time: "InvalidConfig"``, which Kernel Tuner's
-    ``tune_cache`` reads as failing its restrictions. Grid points that the cache never recorded
-    are left out.
-
-    Examples
-    --------
-    >>> m = MeasuredLandscape("gpu", "k", (), MappingProxyType({"a": (1, 2, 4)}), np.array([[0], [2]]),
-    ...                       np.array([2.0, 1.0]), None, np.array([[1]]))
-    >>> to_cache(m)["cache"]
-    {'1': {'a': 1, 'time': 2.0, 'times': [2.0]}, '4': {'a': 4, 'time': 1.0, 'times': [1.0]}, '2': {'a': 2, 'time': 'InvalidConfig'}}
-    """
-    given = time_ms is not None
-    time_ms = measured.time_ms if time_ms is None else np.asarray(time_ms, dtype=float)
-    if time_ms.shape != measured.time_ms.shape or not np.all(time_ms > 0):
-        raise ValueError(f"time_ms must hold one positive time per configuration ({measured.n_configs})")
-    names = measured.knob_names
-    values = list(measured.tune_params.values())
-
-    def config(row):
-        return {k: values[j][v] for j, (k, v) in enumerate(zip(names, row))}
-
-    cache = {}
-    for i, row in enumerate(measured.knobs.tolist()):
-        entry = config(row)
-        t = float(time_ms[i])
-        reps = [t] if given or measured.repeats_ms is None else measured.repeats_ms[i].tolist()
-        entry.update(time=t, times=reps)
-        cache[",".join(str(x) for x in list(entry.values())[: len(names)])] = entry
-    for row in measured.unlaunchable.tolist():
-        entry = config(row)
-        key = ",".join(str(x) for x in entry.values())
-        entry["time"] = INVALID
-        cache[key] = entry
-    return {
-        "device_name": measured.device,
-        "kernel_name": measured.kernel,
-        "problem_size": list(measured.problem_size),
-        "tune_params_keys": list(names),
-        "tune_params": {k: list(v) for k, v in measured.tune_params.items()},
-        "objective": "time",
-        "cache": cache,
-    }
 
 
 def _ticks(repeats_ms: np.ndarray) -> tuple[np.ndarray, int] | None:

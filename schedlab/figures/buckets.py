@@ -10,7 +10,8 @@ from matplotlib.ticker import FuncFormatter
 
 from schedlab.figures.style import fmt_times, ink_on, new_figure, text_color
 from schedlab.render.labels import cover_label
-from schedlab.studies.buckets import Cover, Sweep, TileMap
+from schedlab.studies.buckets import TileMap
+from schedlab.tuning.covers import Cover, Sweep
 
 __all__ = ["bucket_optima", "tile_map"]
 
@@ -28,9 +29,9 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
     Parameters
     ----------
     sweep : Sweep
-        Output of :func:`schedlab.studies.buckets.sweep`.
+        Output of :func:`schedlab.tuning.covers.sweep`.
     cover : Cover
-        A cover of the same grid (e.g. :func:`schedlab.studies.buckets.greedy_cover`).
+        A cover of the same grid (e.g. :func:`schedlab.tuning.covers.greedy_cover`).
     baseline : Cover, optional
         Another cover of the same grid to compare with.
 
@@ -43,7 +44,7 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
         cover's slowdown and, with a baseline, ``axes[2].lines[0]`` the baseline's.
     """
     if not isinstance(sweep, Sweep) or not isinstance(cover, Cover):
-        raise ValueError("bucket_optima needs a schedlab.studies.buckets.Sweep and a Cover")
+        raise ValueError("bucket_optima needs a schedlab.tuning.covers.Sweep and a Cover")
     for c in (cover, baseline):
         if c is not None and tuple(c.Ms) != tuple(sweep.Ms):
             raise ValueError("the cover and the baseline must be on the sweep's grid of M")

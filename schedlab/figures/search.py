@@ -1,4 +1,4 @@
-"""Figures of the search chapter: best so far, measurement by measurement (:mod:`schedlab.studies.search`)."""
+"""Figures of the search chapter: best so far, measurement by measurement (:mod:`schedlab.tuning`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from schedlab.core.space import as_mnk
 from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import lecture_name, strategy_label
-from schedlab.studies.compare import Comparison
+from schedlab.tuning.compare import Comparison
 
 __all__ = ["search_curves"]
 
@@ -32,7 +32,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     Parameters
     ----------
     comparison : Comparison
-        Output of :func:`schedlab.studies.compare.compare`.
+        Output of :func:`schedlab.tuning.compare.compare`.
     shape : Shape, (M, N, K) or int
         A shape of the comparison (or its index).
 

@@ -6,6 +6,7 @@ from dataclasses import fields
 
 from schedlab.core.hardware import DEFAULT_PROFILE, H100_TC, Hardware, KiB, MiB
 from schedlab.core.profile_sources import PROFILE_SOURCES
+from schedlab.render.claims import claim_row
 from schedlab.render.table import Table, fmt_tflops
 
 __all__ = ["hardware_field", "hardware_table", "claims_table"]
@@ -118,16 +119,16 @@ def hardware_table(hw: Hardware = H100_TC, sources=None) -> Table:
 def claims_table(claims) -> Table:
     """The seed's claims, each with the accepted range, the model's value and whether it holds.
 
-    ``claims`` is a sequence of records with ``id``, ``statement``, ``target``, ``value`` and
-    ``holds`` (:class:`schedlab.studies.claims.Claim`).
+    ``claims`` is a sequence of :class:`schedlab.studies.claims.Claim`; their text is
+    :func:`schedlab.render.claims.claim_row`'s.
 
     Examples
     --------
-    >>> from types import SimpleNamespace as C
-    >>> claims_table([C(id="C1", statement="s", target="t", value="v", holds=False)]).rows
-    (('C1', 's', 't', 'v', '✗ 不成立'),)
+    >>> from schedlab.studies.claims import seed_claims
+    >>> claims_table(seed_claims()[:1]).rows
+    (('C1', '6000 个组合里能启动 3744 个（62%）', '6000 / 3744', '6000 / 3744（62%）', '✓ 成立'),)
     """
-    rows = [(c.id, c.statement, c.target, c.value, "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
+    rows = [(*claim_row(c), "✓ 成立" if c.holds else "✗ 不成立") for c in claims]
     held = sum(bool(c.holds) for c in claims)
     return Table(
         f"原始讲义脚本的结论：{held} / {len(rows)} 条在模型上成立",

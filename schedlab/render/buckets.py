@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from schedlab.render.labels import CONFIG_HEADER, COVER_LABELS, cover_label
 from schedlab.render.table import Table, fmt_config, fmt_pct, fmt_ratio
-from schedlab.studies.buckets import BucketStudy, Cover
+from schedlab.studies.buckets import BucketStudy
+from schedlab.tuning.covers import Cover
 
 __all__ = ["fmt_m_range", "bucket_table", "cover_table"]
 
@@ -22,7 +23,7 @@ def fmt_m_range(first: int, last: int) -> str:
 
 def _check_cover(cover) -> Cover:
     if not isinstance(cover, Cover):
-        raise ValueError(f"cover must be a schedlab.studies.buckets.Cover, got {type(cover).__name__}")
+        raise ValueError(f"cover must be a schedlab.tuning.covers.Cover, got {type(cover).__name__}")
     return cover
 
 
@@ -38,7 +39,7 @@ def bucket_table(studies) -> Table:
     """Per projection: how many configurations keep every ``M`` within tolerance, against power-of-two buckets.
 
     Three rows per :class:`~schedlab.studies.buckets.BucketStudy`: the greedy set cover (marked
-    where :func:`~schedlab.studies.buckets.exact_cover` proves it minimal), power-of-two bucketing
+    where :func:`~schedlab.tuning.covers.exact_cover` proves it minimal), power-of-two bucketing
     rounding ``M`` down and rounding it up. Columns: distinct configurations, the worst and
     the mean slowdown (time / that ``M``'s optimum) over the grid, and whether every ``M``
     stays within tolerance. A study whose ``power_of_two_up`` is ``None`` has no up row.
@@ -92,7 +93,7 @@ def cover_table(cover: Cover) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.buckets import greedy_cover, sweep
+    >>> from schedlab.tuning.covers import greedy_cover, sweep
     >>> t = cover_table(greedy_cover(sweep(4096, 4096, Ms=(1, 16, 17, 32, 33, 64, 65, 128))))
     >>> t.headers
     ('M', '(BM, BN, BK, warps, stages, GROUP_M)', '最坏（时间 / 该 M 的最优）')

@@ -11,7 +11,7 @@ from schedlab.render.labels import SURROGATE_LABELS, TUNER_LABELS
 from schedlab.render.table import Table, fmt_interval, fmt_trials
 from schedlab.render.tuner_tables import MISSING_NOTE
 from schedlab.studies.guides import GuideStudy
-from schedlab.studies.surrogates import Ablation
+from schedlab.tuning.surrogates import Ablation
 
 __all__ = ["guide_table", "ablation_table"]
 
@@ -48,13 +48,13 @@ def ablation_table(ablation: Ablation) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.surrogates import ablation
+    >>> from schedlab.tuning.surrogates import ablation
     >>> t = ablation_table(ablation([(4096, 4096, 4096)], ["ours"], seeds=range(4)))
     >>> t.headers, t.rows[0][0]
     (('代理模型', '4096×4096×4096'), '本章的特征（含模型的量）')
     """
     if not isinstance(ablation, Ablation):
-        raise ValueError(f"ablation must be a schedlab.studies.surrogates.Ablation, got {type(ablation).__name__}")
+        raise ValueError(f"ablation must be a schedlab.tuning.surrogates.Ablation, got {type(ablation).__name__}")
     rows = tuple(
         (SURROGATE_LABELS[s],)
         + tuple(

@@ -64,7 +64,7 @@ CONFIG_HEADER = "(" + ", ".join(KNOB_SHORT.values()) + ")"
 
 # --- what the chapters compare --------------------------------------------------------------
 
-#: Strategy name in :data:`schedlab.studies.search.STRATEGIES` -> its name in the lecture.
+#: Strategy name in :data:`schedlab.tuning.strategies.STRATEGIES` -> its name in the lecture.
 STRATEGY_LABELS = {
     "exhaustive": "按列表穷举",
     "random": "随机搜索",
@@ -74,21 +74,21 @@ STRATEGY_LABELS = {
     "model": "代价模型引导",
 }
 
-#: Method of :data:`schedlab.studies.learned.METHODS` -> its name in the lecture.
+#: Method of :data:`schedlab.tuning.learned.METHODS` -> its name in the lecture.
 METHOD_LABELS = {
     "model": "学到的代价模型",
     "fixed": "固定一个配置",
     "nearest": "最近形状的最优",
 }
 
-#: Feature set of :data:`schedlab.studies.learned.FEATURE_SETS` -> what it holds.
+#: Feature set of :data:`schedlab.tuning.features.FEATURE_SETS` -> what it holds.
 FEATURE_SET_LABELS = {
     "knobs": "只有旋钮和形状",
     "knobs+pairs": "旋钮、形状和它们的两两乘积",
     "tile": "旋钮、形状和块的算术",
 }
 
-#: Split of :data:`schedlab.studies.learned.SPLITS` -> what one fold holds out.
+#: Split of :data:`schedlab.tuning.learned.SPLITS` -> what one fold holds out.
 SPLIT_LABELS = {
     "projection": "每次留出一整个投影 (N, K)",
     "tokens": "每次留出一个 token 数 M",
@@ -96,7 +96,7 @@ SPLIT_LABELS = {
 }
 
 #: Tuner -> its name in the lecture: the tuners of :data:`schedlab.studies.guides.TUNERS` and the
-#: real tuners of :data:`schedlab.studies.tuners.TUNERS`.
+#: real tuners of :data:`schedlab.tuning.tuners.TUNERS`.
 TUNER_LABELS = {
     "top-k model": "代价模型排序，测前 k 个",
     "top-k learned": "学到的模型排序，测前 k 个",
@@ -113,7 +113,7 @@ TUNER_LABELS = {
     "model-own-start": "代价模型引导（它自己的起点数）",
 }
 
-#: Surrogate of :data:`schedlab.studies.surrogates.SURROGATES` -> what it holds.
+#: Surrogate of :data:`schedlab.tuning.features.SURROGATES` -> what it holds.
 SURROGATE_LABELS = {
     "linear": "线性：6 个对数旋钮",
     "quadratic": "二次：对数旋钮及两两乘积",
@@ -121,13 +121,13 @@ SURROGATE_LABELS = {
     "ours": "本章的特征（含模型的量）",
 }
 
-#: Regression of :data:`schedlab.studies.learned.MODELS` -> its name in the lecture.
+#: Regression of :data:`schedlab.tuning.regression.MODELS` -> its name in the lecture.
 MODEL_LABELS = {
     "ridge": "岭回归",
     "boosted": "梯度提升树",
 }
 
-#: :attr:`schedlab.studies.buckets.Cover.method` -> its name in the lecture.
+#: :attr:`schedlab.tuning.covers.Cover.method` -> its name in the lecture.
 COVER_LABELS = {
     "greedy": "集合覆盖（贪心）",
     "exact": "集合覆盖（最少）",

@@ -1,18 +1,19 @@
-"""Tables of the learned cost model (:mod:`schedlab.studies.learned`): regrets and hit rates per method."""
+"""Tables of the learned cost model (:mod:`schedlab.tuning.learned`): regrets and hit rates per method."""
 
 from __future__ import annotations
 
 from schedlab.core.checks import is_integer
 from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
 from schedlab.render.table import MISSING, Table, check_real, fmt_pct, fmt_percent, fmt_ratio
-from schedlab.studies.learned import FEATURE_SETS, METHODS, TOP_K, CrossValidation
+from schedlab.tuning.features import FEATURE_SETS
+from schedlab.tuning.learned import METHODS, TOP_K, CrossValidation
 
 __all__ = ["regret_table", "hit_rate_table", "feature_set_table", "model_table"]
 
 
 def _check_cv(cv) -> CrossValidation:
     if not isinstance(cv, CrossValidation):
-        raise ValueError(f"cv must be a schedlab.studies.learned.CrossValidation, got {type(cv).__name__}")
+        raise ValueError(f"cv must be a schedlab.tuning.learned.CrossValidation, got {type(cv).__name__}")
     return cv
 
 
@@ -34,7 +35,7 @@ def regret_table(cv: CrossValidation, k: int = 1) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.learned import cross_validate
+    >>> from schedlab.tuning.learned import cross_validate
     >>> t = regret_table(cross_validate("tokens"))
     >>> t.headers
     ('做法', '几何平均', '最坏', '最坏的形状')
@@ -65,12 +66,12 @@ def regret_table(cv: CrossValidation, k: int = 1) -> Table:
 
 
 def hit_rate_table(cv: CrossValidation, tol: float = 0.05) -> Table:
-    """Per method and ``k`` in :data:`~schedlab.studies.learned.TOP_K`: the share of held-out shapes whose
+    """Per method and ``k`` in :data:`~schedlab.tuning.learned.TOP_K`: the share of held-out shapes whose
     first ``k`` picks hold one within ``tol`` of the optimum (:meth:`CrossValidation.hit_rate`).
 
     Examples
     --------
-    >>> from schedlab.studies.learned import cross_validate
+    >>> from schedlab.tuning.learned import cross_validate
     >>> t = hit_rate_table(cross_validate("tokens"))
     >>> t.headers
     ('做法', '前 1 个', '前 5 个', '前 10 个')
@@ -96,7 +97,7 @@ def feature_set_table(cvs, tol: float = 0.05) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.learned import cross_validate
+    >>> from schedlab.tuning.learned import cross_validate
     >>> t = feature_set_table([cross_validate("tokens", "knobs")])
     >>> t.headers
     ('特征', '个数', '留出形状上 log 时间的 RMSE', '几何平均', '最坏', '第一选择在 5% 以内')
@@ -141,7 +142,7 @@ def model_table(cvs, tol: float = 0.05) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.learned import cross_validate
+    >>> from schedlab.tuning.learned import cross_validate
     >>> t = model_table([cross_validate("tokens", "knobs"), cross_validate("projection", "knobs")])
     >>> t.headers[:3], t.rows[0][:2]
     (('模型', '特征', '留出 M：几何平均'), ('岭回归', '只有旋钮和形状'))

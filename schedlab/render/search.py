@@ -1,4 +1,4 @@
-"""Tables of the search chapter: tuning strategies compared (:mod:`schedlab.studies.search`)."""
+"""Tables of the search chapter: tuning strategies compared (:mod:`schedlab.tuning`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from schedlab.core.checks import check_int
 from schedlab.core.stats import Interval
 from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
 from schedlab.render.table import MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_trials
-from schedlab.studies.compare import Comparison, LocalOptima
+from schedlab.tuning.compare import Comparison, LocalOptima
 
 __all__ = [
     "fmt_reach",
@@ -48,7 +48,7 @@ def _setting(comparison: Comparison) -> str:
 
 def _check_comparison(comparison) -> Comparison:
     if not isinstance(comparison, Comparison):
-        raise ValueError(f"comparison must be a schedlab.studies.compare.Comparison, got {type(comparison).__name__}")
+        raise ValueError(f"comparison must be a schedlab.tuning.compare.Comparison, got {type(comparison).__name__}")
     return comparison
 
 
@@ -65,7 +65,7 @@ def search_table(comparison: Comparison, shapes=None) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.compare import compare
+    >>> from schedlab.tuning.compare import compare
     >>> c = compare([(4096, 4096, 4096)], ["exhaustive", "model"], seeds=range(10), budget=100)
     >>> t = search_table(c)
     >>> t.headers
@@ -94,7 +94,7 @@ def search_shape_table(comparison: Comparison, shape) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.compare import compare
+    >>> from schedlab.tuning.compare import compare
     >>> c = compare([(16, 4096, 4096)], ["exhaustive", "random"], seeds=range(10), budget=100)
     >>> t = search_shape_table(c, (16, 4096, 4096))
     >>> t.headers
@@ -123,7 +123,7 @@ def search_summary_table(comparison: Comparison, groups) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.compare import compare
+    >>> from schedlab.tuning.compare import compare
     >>> shapes = [(16, 4096, 4096), (1, 4096, 4096)]
     >>> c = compare(shapes, ["exhaustive"], seeds=range(5), budget=100)
     >>> search_summary_table(c, {"decode": shapes}).rows
@@ -149,7 +149,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.compare import descent_local_optima
+    >>> from schedlab.tuning.compare import descent_local_optima
     >>> t = local_optima_table(descent_local_optima((4096, 4096, 4096), seeds=range(100)), k=1)
     >>> t.headers
     ('局部最优 (BM, BN, BK, warps, stages, GROUP_M)', '时间 / 最优', '停在这里的次数')
@@ -158,7 +158,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
     """
     if not isinstance(local_optima, LocalOptima):
         raise ValueError(
-            f"local_optima must be a schedlab.studies.compare.LocalOptima, got {type(local_optima).__name__}"
+            f"local_optima must be a schedlab.tuning.compare.LocalOptima, got {type(local_optima).__name__}"
         )
     check_int("k", k, minimum=1)
     lo = local_optima
@@ -173,11 +173,11 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
 def descent_table(local_optima) -> Table:
     """Per shape: how often a single coordinate descent gets stuck, at how many points, at what cost.
 
-    ``local_optima`` is a sequence of :class:`~schedlab.studies.compare.LocalOptima`, one per shape.
+    ``local_optima`` is a sequence of :class:`~schedlab.tuning.compare.LocalOptima`, one per shape.
 
     Examples
     --------
-    >>> from schedlab.studies.compare import descent_local_optima
+    >>> from schedlab.tuning.compare import descent_local_optima
     >>> t = descent_table([descent_local_optima(s, seeds=range(100)) for s in [(16, 4096, 4096), (8, 8, 8)]])
     >>> t.headers
     ('形状', '卡住的比例', '不同的局部最优', '一次下降的测量')
@@ -189,7 +189,7 @@ def descent_table(local_optima) -> Table:
     records = tuple(local_optima)
     for lo in records:
         if not isinstance(lo, LocalOptima):
-            raise ValueError(f"local_optima must hold schedlab.studies.compare.LocalOptima, got {type(lo).__name__}")
+            raise ValueError(f"local_optima must hold schedlab.tuning.compare.LocalOptima, got {type(lo).__name__}")
     rows = [
         (lecture_short(lo.shape), fmt_percent(lo.rate), str(len(lo.where)), f"{lo.mean_measurements:.1f}")
         for lo in records

@@ -2,7 +2,7 @@
 
 Each function takes computed results (a comparison, sign tests, measured lists) and
 returns a :class:`schedlab.render.Table` of short strings; the numbers come from
-:mod:`schedlab.core.stats`, :mod:`schedlab.studies.tuners` and :mod:`schedlab.studies.triton_configs`.
+:mod:`schedlab.core.stats`, :mod:`schedlab.tuning.tuners` and :mod:`schedlab.triton.configs`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from schedlab.core.stats import bootstrap_interval, holm, reach_interval, sign_t
 from schedlab.render.labels import shape_short, strategy_label
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_interval, fmt_ratio
 from schedlab.studies.landscapes import good_set, optimum_at_box_corner
-from schedlab.studies.triton_configs import ListResult
+from schedlab.triton.configs import ListResult
 
 __all__ = ["MISSING_NOTE", "interval_table", "median_table", "sign_table", "list_table", "landscape_table"]
 
@@ -110,7 +110,7 @@ def sign_table(comparison, shape, pairs, level: float = 0.05) -> Table:
 def list_table(results) -> Table:
     """Config lists measured whole: cost, the list's best, and what the tuner keeps over seeds.
 
-    ``results`` maps a row label to a :class:`~schedlab.studies.triton_configs.ListResult`.
+    ``results`` maps a row label to a :class:`~schedlab.triton.configs.ListResult`.
     """
     rows = []
     for name, r in results.items():

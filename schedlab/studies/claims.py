@@ -1,12 +1,16 @@
 """The seed lecture's claims C1-C8, evaluated live on the model (for the book's appendix).
 
-``tests/test_seed_claims.py`` checks the same claims independently, with the
-tolerances written beside each assertion.
+Each :class:`Claim` holds the quantities the seed's claim is about, measured on the model, and
+whether they fall in the accepted ranges; what each claim says and how its values read is
+:mod:`schedlab.render.claims`'s. ``tests/test_seed_claims.py`` checks the same claims
+independently, with the tolerances written beside each assertion.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -22,17 +26,15 @@ __all__ = ["Claim", "seed_claims"]
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim: what the seed says, the target range we accept, our model's value, and whether it holds."""
+    """One claim: the model's values of the quantities it is about, and whether they are in the accepted range."""
 
     id: str
-    statement: str
-    target: str
-    value: str
+    values: Mapping[str, object]
     holds: bool
 
 
-def _fmt_range(lo, hi, unit="×"):
-    return f"{lo:g}–{hi:g}{unit}"
+def _claim(id: str, holds, **values) -> Claim:
+    return Claim(id, MappingProxyType(values), bool(holds))
 
 
 def seed_claims(hw: Hardware | None = None) -> tuple[Claim, ...]:
@@ -52,82 +54,59 @@ def seed_claims(hw: Hardware | None = None) -> tuple[Claim, ...]:
     best_t = square.best_time_s
     claims = []
 
-    frac = summary.launchable_fraction
     claims.append(
-        Claim(
+        _claim(
             "C1",
-            "6000 个组合里能启动 3744 个（62%）",
-            "6000 / 3744",
-            f"{summary.n_configs} / {summary.n_launchable}（{frac:.0%}）",
             summary.n_configs == 6000 and summary.n_launchable == 3744,
+            n_configs=summary.n_configs,
+            n_launchable=summary.n_launchable,
+            fraction=summary.launchable_fraction,
         )
     )
 
-    fastest = {(c.bm, c.bn, c.warps) for c, t in zip(square.configs, square.time_s) if t <= 1.01 * best_t}
-    claims.append(
-        Claim(
-            "C2",
-            "4096³ 上最快的配置都是 256×128 的块、8 个 warp",
-            "1% 以内全是 256×128、8 warp",
-            "、".join(f"{bm}×{bn}/{w} warp" for bm, bn, w in sorted(fastest)),
-            fastest == {(256, 128, 8)},
-        )
+    fastest = tuple(
+        sorted({(c.bm, c.bn, c.warps) for c, t in zip(square.configs, square.time_s) if t <= 1.01 * best_t})
     )
+    claims.append(_claim("C2", set(fastest) == {(256, 128, 8)}, fastest=fastest))
 
     ties = square.ties()
     claims.append(
-        Claim(
+        _claim(
             "C3",
-            "(BK, stages) = (32,4) (32,5) (64,3) (128,2) 一样快；GROUP_M 不起作用",
-            "1% 以内；GROUP_M 影响 ≤ 1%",
-            f"最慢 {ties.worst_pair:.3f}×；GROUP_M 最多 {ties.group_spread:.3f}×",
-            bool(ties.worst_pair <= 1.01 and ties.group_spread <= 1.01),
+            ties.worst_pair <= 1.01 and ties.group_spread <= 1.01,
+            worst_pair=ties.worst_pair,
+            group_spread=ties.group_spread,
         )
     )
 
     claims.append(
-        Claim(
+        _claim(
             "C4",
-            "最快的约 900 TFLOPS（稠密峰值的九成）",
-            "850–950 TFLOPS",
-            f"{square.best_tflops:.0f} TFLOPS（{square.best_tflops * 1e12 / hw.peak_flops:.0%}）",
             850 <= square.best_tflops <= 950,
+            tflops=square.best_tflops,
+            peak_share=square.best_tflops * 1e12 / hw.peak_flops,
         )
     )
 
     n5, median = square.n_within(1.05), square.quantiles()[50]
     share = n5 / len(square.configs)
-    claims.append(
-        Claim(
-            "C5",
-            "好配置很稀少；随便选一个（中位数）要慢好几倍",
-            "5% 以内 ≤ 2%；中位数 ≥ 3×",
-            f"{n5} 个（{share:.1%}）；中位数 {median:.2f}×",
-            share <= 0.02 and median >= 3,
-        )
-    )
+    claims.append(_claim("C5", share <= 0.02 and median >= 3, n_within=n5, share=share, median=median))
 
     tr = transfer(LECTURE_SHAPES, hw)
     decode = tr.optima[3]
+    same = len(set(tr.optima[:3])) == 1
     claims.append(
-        Claim(
-            "C6",
-            "前三种形状的最优是同一个配置；decode 的最优是 16×16 的小块",
-            "同一配置；BM = BN = 16",
-            f"{'相同' if len(set(tr.optima[:3])) == 1 else '不同'}；decode {decode.bm}×{decode.bn}",
-            len(set(tr.optima[:3])) == 1 and (decode.bm, decode.bn) == (16, 16),
-        )
+        _claim("C6", same and (decode.bm, decode.bn) == (16, 16), same=same, decode_tile=(decode.bm, decode.bn))
     )
 
     big_on_decode = tr.matrix[0, 3]
     decode_on_others = tr.matrix[3, :3]
     claims.append(
-        Claim(
+        _claim(
             "C7",
-            "大 GEMM 的最优用在 decode 上慢约 3 倍；反过来慢 6.6–14 倍",
-            f"{_fmt_range(2.5, 3.6)}；{_fmt_range(5.6, 16)}",
-            f"{big_on_decode:.2f}×；{decode_on_others.min():.1f}–{decode_on_others.max():.1f}×",
             2.5 <= big_on_decode <= 3.6 and bool(np.all((5.6 <= decode_on_others) & (decode_on_others <= 16))),
+            big_on_decode=big_on_decode,
+            decode_on_others=(decode_on_others.min(), decode_on_others.max()),
         )
     )
 
@@ -146,18 +125,5 @@ def seed_claims(hw: Hardware | None = None) -> tuple[Claim, ...]:
         and st[5] == st[4]
         and np.isinf(r["bk"][128])
     )
-    claims.append(
-        Claim(
-            "C8",
-            "块小一号慢 1.5–3 倍；stages 1 → 4：3.67 → 1.00，5 级不再变好",
-            "1.45–3×；3.67× ± 10%；st5 = st4；BK=128 放不下",
-            f"{min(smaller):.2f}–{max(smaller):.2f}×；{_ratio(st[1])} → {_ratio(st[4])}，5 级 {_ratio(st[5])}",
-            bool(holds),
-        )
-    )
+    claims.append(_claim("C8", holds, smaller=(min(smaller), max(smaller)), stages=(st[1], st[4], st[5])))
     return tuple(claims)
-
-
-def _ratio(x: float) -> str:
-    """A time ratio as the claims table writes it: two decimals, or 不能启动 where the config cannot launch."""
-    return f"{x:.2f}" if np.isfinite(x) else "不能启动"

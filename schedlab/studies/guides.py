@@ -4,7 +4,7 @@ In the search chapter every tuner measures the very model that guides it, so a g
 ranks by the model is right by construction. Here the measurements come from a *truth* that
 differs from the lecture's model, and each guided tuner keeps what the lecture knows:
 
-Truths (what one measurement returns, before the 3 % timing noise of :mod:`schedlab.studies.search`):
+Truths (what one measurement returns, before the 3 % timing noise of :mod:`schedlab.tuning`):
 
 - :func:`effects_field`: the lecture's model times ``x exp(sigma f)``, ``f`` a seeded field of
   *unmodelled effects* (bank conflicts, instruction scheduling, register allocation: effects
@@ -23,21 +23,21 @@ Guided tuners (:data:`GUIDED`):
 ``top-k model``     Triton's ``prune_configs_by`` with a ``perf_model`` and ``top_k``: rank every
                     launchable configuration by the lecture's cost model (the lecture's machine, ``H100_TC``) and
                     measure them in that order (``k`` = the trials spent).
-``top-k learned``   the same ranking from :func:`schedlab.studies.learned.fit`'s ridge, trained on the
+``top-k learned``   the same ranking from :func:`schedlab.tuning.regression.fit`'s ridge, trained on the
                     lecture machine's landscapes of the other projections (never on the shape itself).
-``model-guided``    :func:`schedlab.studies.search.model_guided`: an online ridge on static features,
+``model-guided``    :func:`schedlab.tuning.strategies.model_guided.model_guided`: an online ridge on static features,
                     fitted to the measurements of the truth, from
-                    :data:`~schedlab.studies.search.INITIAL_SAMPLES` random starting measurements
+                    :data:`~schedlab.tuning.measurer.INITIAL_SAMPLES` random starting measurements
                     (the rule for every tuner that fits a model). It never sees a model time; its
                     features (which include the model's own ``tiling()`` quantities: waves,
                     resident blocks, padding) are computed for the machine it measures.
 
 Blind tuners (:data:`BLIND`): random search, coordinate descent, simulated annealing and the
-evolutionary search of :mod:`schedlab.studies.search`, under the same rules (budget of unique
+evolutionary search of :mod:`schedlab.tuning`, under the same rules (budget of unique
 launchable measurements, same noise stream ``default_rng([0, s])``, same seeds).
 
 Real tuners (:data:`REAL`): Kernel Tuner's ``bayes_opt`` and Optuna's TPE
-(:mod:`schedlab.studies.tuners`), which fit models of their own to the measurements; they run
+(:mod:`schedlab.tuning.tuners`), which fit models of their own to the measurements; they run
 live (seconds per run) unless ``cores`` gives recorded ones (:func:`record_guide_runs`,
 :func:`recorded_guide_cores`).
 
@@ -45,8 +45,8 @@ live (seconds per run) unless ``cores`` gives recorded ones (:func:`record_guide
 configuration is truly within 5 % of the *truth's* optimum, over the seeds, as medians with
 bootstrap 95 % intervals.
 
-Every tuner runs through :func:`schedlab.studies.search.run_seeds` (the blind ones and model-guided
-search with their :data:`schedlab.studies.search.CORES`, the rankings as a core that measures in the
+Every tuner runs through :func:`schedlab.tuning.harness.run_seeds` (the blind ones and model-guided
+search with their :data:`schedlab.tuning.strategies.CORES`, the rankings as a core that measures in the
 guide's order), so each obeys exactly the measurement rules the search chapter documents;
 only the measured times change: the noise factors are multiplied by the truth's factor.
 """
@@ -56,20 +56,32 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int, check_number
-from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import study_shapes
 from schedlab.core.space import SPACE, as_mnk, check_sequence, config_array
 from schedlab.core.stats import Interval, trials_interval
-from schedlab.studies import learned, search
-from schedlab.studies.search.features import neighbour_tables
+from schedlab.tuning.harness import first_within, run_seeds
+from schedlab.tuning.measurer import (
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    INITIAL_SAMPLES,
+    check_factor,
+    check_noise,
+    check_seeds,
+    noise_factors,
+    search_context,
+)
+from schedlab.tuning.neighbours import neighbour_tables
+from schedlab.tuning.records import Runs, load_runs, record, recorded_cores
+from schedlab.tuning.regression import fit
+from schedlab.tuning.strategies import CORES
+from schedlab.tuning.tuners import tuner_core
 
 __all__ = [
     "FIELD_SIGMAS",
@@ -78,7 +90,6 @@ __all__ = [
     "BLIND",
     "REAL",
     "TUNERS",
-    "GuideRuns",
     "record_guide_runs",
     "load_guide_runs",
     "recorded_guide_cores",
@@ -100,7 +111,7 @@ FIELD_SHARES = {"tile": 0.5, "kernel": 0.25, "config": 0.25}
 #: Tuners that use a guide from the lecture, and tuners that only measure.
 GUIDED = ("top-k model", "top-k learned", "model-guided")
 BLIND = ("random", "descent", "annealing", "evolutionary")
-#: Real tuners that fit their own model to the measurements (:mod:`schedlab.studies.tuners`).
+#: Real tuners that fit their own model to the measurements (:mod:`schedlab.tuning.tuners`).
 REAL = ("kt_bayes_opt", "optuna_tpe")
 TUNERS = GUIDED + BLIND + REAL
 
@@ -207,7 +218,7 @@ def guide_ranking(guide: str, shape, hw: Hardware | None = None, guide_hw: Hardw
     """Indices into ``landscape(shape, hw).configs``, best first by ``guide`` on ``guide_hw``.
 
     ``guide`` is ``"top-k model"`` (the cost model's times) or ``"top-k learned"`` (the ridge of
-    :func:`schedlab.studies.learned.fit` trained on the landscapes of every study shape of the other
+    :func:`schedlab.tuning.regression.fit` trained on the landscapes of every study shape of the other
     projections). Ties keep ``SPACE`` order; a configuration the guide's machine cannot
     launch ranks last.
 
@@ -230,7 +241,7 @@ def _ranking(guide: str, mnk: tuple[int, int, int], hw: Hardware, guide_hw: Hard
     if guide == "top-k model":
         score = np.array([glands.time_of(c) for c in land.configs])
     else:
-        model = learned.fit(_training_shapes(mnk), hw=guide_hw)
+        model = fit(_training_shapes(mnk), hw=guide_hw)
         score = model.predict_log_time(land.configs, mnk)
         score = np.where([c in glands.index for c in land.configs], score, np.inf)
     order = np.argsort(score, kind="stable")
@@ -285,7 +296,7 @@ class GuideStudy:
 
 
 def _core_ranked(context, seeds, budget, factors, ranking):
-    """A strategy core (:func:`schedlab.studies.search.run_seeds`) that measures in a guide's order, every seed alike."""
+    """A strategy core (:func:`schedlab.tuning.harness.run_seeds`) that measures in a guide's order, every seed alike."""
     return np.tile(np.asarray(ranking[:budget], dtype=np.int64), (len(seeds), 1)), None
 
 
@@ -295,31 +306,29 @@ def truth_factors(truth: Truth, seeds, noise: float) -> np.ndarray:
     Examples
     --------
     >>> f = truth_factors(field_truth(0.0), [3], 0.03)
-    >>> bool(np.array_equal(f[0], search.noise_factors(3, 0.03, len(f[0]))))
+    >>> bool(np.array_equal(f[0], noise_factors(3, 0.03, len(f[0]))))
     True
     """
     if not isinstance(truth, Truth):
         raise ValueError(f"truth must be a Truth, got {type(truth).__name__}")
-    seeds = search.check_seeds(seeds)
-    noise = search.check_noise(noise)
+    seeds = check_seeds(seeds)
+    noise = check_noise(noise)
     knobs = neighbour_tables(truth.hw).knobs  # the launchable configs of truth.hw, whatever the shape
     n = len(knobs)
     world = np.stack([_field(knobs, truth.sigma, s) for s in seeds])
-    return world * np.stack([search.noise_factors(s, noise, n) for s in seeds])
+    return world * np.stack([noise_factors(s, noise, n) for s in seeds])
 
 
 def _core_of(name: str, cores):
     """The strategy core ``name`` runs with: a blind one, model-guided under the rules, or a real tuner."""
     if name in _CORE_OF:
-        core = search.CORES[_CORE_OF[name]]
+        core = CORES[_CORE_OF[name]]
         if name == "model-guided":
-            return functools.partial(core, initial=search.INITIAL_SAMPLES)
+            return functools.partial(core, initial=INITIAL_SAMPLES)
         return core
     if cores is not None and name in cores:
         return cores[name]
-    from schedlab.studies.tuners import tuner_core  # the real tuners: live, seconds per run
-
-    return tuner_core(name)
+    return tuner_core(name)  # the real tuners: live, seconds per run
 
 
 def guide_study(
@@ -327,8 +336,8 @@ def guide_study(
     truths,
     tuners=GUIDED + BLIND,
     seeds=range(100),
-    budget: int = search.DEFAULT_BUDGET,
-    noise: float = search.DEFAULT_NOISE,
+    budget: int = DEFAULT_BUDGET,
+    noise: float = DEFAULT_NOISE,
     factor: float = 1.05,
     cores=None,
 ) -> GuideStudy:
@@ -343,7 +352,7 @@ def guide_study(
         Names from :data:`TUNERS` (default: the guided and blind ones; the real tuners of :data:`REAL`
         take seconds per run, so they are named explicitly, with recorded ``cores`` for a page).
     seeds : iterable of int
-        Seed ``s`` fixes the noise and the tuner's choices as in :mod:`schedlab.studies.search`, and the
+        Seed ``s`` fixes the noise and the tuner's choices as in :mod:`schedlab.tuning`, and the
         field of a :func:`field_truth`.
     budget : int
         Unique launchable measurements per run.
@@ -368,13 +377,13 @@ def guide_study(
     bad = [t for t in tuners if t not in TUNERS]
     if not tuners or bad:
         raise ValueError(f"tuners must name some of {TUNERS}, got {bad or tuners!r}")
-    seeds = search.check_seeds(seeds)
-    noise = search.check_noise(noise)
-    factor = search.check_factor(factor)
+    seeds = check_seeds(seeds)
+    noise = check_noise(noise)
+    factor = check_factor(factor)
     budget = check_int("budget", budget, minimum=1)
     trials = np.empty((len(truths), len(tuners), len(seeds)))
     for t, truth in enumerate(truths):
-        ctx = search.search_context(mnk, truth.hw)
+        ctx = search_context(mnk, truth.hw)
         b = min(budget, ctx.n_configs)
         factors = truth_factors(truth, seeds, noise)
         world = np.stack([_field(ctx.neighbours.knobs, truth.sigma, s) for s in seeds])  # truth / model, per seed
@@ -383,11 +392,11 @@ def guide_study(
         for j, name in enumerate(tuners):
             if name in GUIDED[:2]:
                 ranking = guide_ranking(name, mnk, truth.hw)
-                _, believed, _ = search.run_seeds(_core_ranked, ctx, seeds, b, factors, ranking=ranking)
+                _, believed, _ = run_seeds(_core_ranked, ctx, seeds, b, factors, ranking=ranking)
             else:
-                _, believed, _ = search.run_seeds(_core_of(name, cores), ctx, seeds, b, factors)
+                _, believed, _ = run_seeds(_core_of(name, cores), ctx, seeds, b, factors)
             best = np.take_along_axis(true_s, believed, axis=1)
-            trials[t, j] = search.first_within(best / optimum, 1.0, factor)
+            trials[t, j] = first_within(best / optimum, 1.0, factor)
     return GuideStudy(
         shape=mnk, truths=truths, tuners=tuners, seeds=seeds, budget=budget, noise=noise, factor=factor, trials=trials
     )
@@ -396,147 +405,68 @@ def guide_study(
 # --- recorded runs of the real tuners ----------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
-class GuideRuns:
-    """Recorded orders of real tuners on field truths of one shape: ``orders[truth, tuner, seed]``, ``-1`` padded.
-
-    The real tuners take seconds per run; :func:`record_guide_runs` runs them once, and
-    :func:`recorded_guide_cores` replays them in :func:`guide_study`.
-    """
-
-    shape: tuple[int, int, int]
-    sigmas: tuple[float, ...]
-    names: tuple[str, ...]
-    seeds: tuple[int, ...]
-    budget: int
-    noise: float
-    hw_fields: str
-    rules: str
-    versions: str
-    orders: np.ndarray = field(repr=False)
-
-    def save(self, path) -> Path:
-        """Write the runs to ``path`` (``.npz``), whole or not at all."""
-        return write_atomically(path, self._write)
-
-    def _write(self, f) -> None:
-        np.savez_compressed(
-            f,
-            shape=np.array(self.shape),
-            sigmas=np.array(self.sigmas),
-            names=np.array(self.names),
-            seeds=np.array(self.seeds),
-            budget=self.budget,
-            noise=self.noise,
-            hw_fields=self.hw_fields,
-            rules=self.rules,
-            versions=self.versions,
-            orders=self.orders,
-        )
-
-
 def record_guide_runs(
     shape,
     sigmas,
     names=REAL,
     seeds=range(20),
-    budget: int = search.DEFAULT_BUDGET,
-    noise: float = search.DEFAULT_NOISE,
+    budget: int = DEFAULT_BUDGET,
+    noise: float = DEFAULT_NOISE,
     progress=None,
-) -> GuideRuns:
+) -> Runs:
     """Run each real tuner in ``names`` on each field truth ``sigmas`` of ``shape`` (the lecture's machine), live.
 
-    ``progress(done, total, label)``, if given, is called after each (truth, tuner).
+    :func:`schedlab.tuning.records.record` with the truths' factors (:func:`truth_factors`);
+    :func:`recorded_guide_cores` replays them in :func:`guide_study`. ``progress(done, total,
+    label)``, if given, is called after each run.
     """
-    from schedlab.studies import tuners as real
-
-    mnk = as_mnk(shape)
     sigmas = tuple(_check_sigma(x) for x in sigmas)
     names = tuple(names)
     if not sigmas or not names or any(n not in REAL for n in names):
         raise ValueError(f"sigmas must be non-empty and names some of {REAL}, got {sigmas!r}, {names!r}")
-    seeds = search.check_seeds(seeds)
-    noise = search.check_noise(noise)
-    budget = check_int("budget", budget, minimum=1)
-    ctx = search.search_context(mnk)
-    b = min(budget, ctx.n_configs)
-    orders = np.full((len(sigmas), len(names), len(seeds), b), -1, dtype=np.int16)
-    total, done = len(sigmas) * len(names), 0
-    for t, sigma in enumerate(sigmas):
-        factors = truth_factors(field_truth(sigma), seeds, noise)
-        for j, name in enumerate(names):
-            orders[t, j], _, _ = search.run_seeds(real.tuner_core(name), ctx, seeds, b, factors)
-            done += 1
-            if progress is not None:
-                progress(done, total, f"{name} σ = {sigma:g}")
-    return GuideRuns(
-        shape=mnk,
-        sigmas=sigmas,
-        names=names,
-        seeds=seeds,
-        budget=b,
-        noise=noise,
-        hw_fields=real.hardware_fields(ctx.land.hw),
-        rules=real.rules_record(b),
-        versions=real.versions(),
-        orders=orders,
-    )
+    noise = check_noise(noise)
+    factors = {sigma: (lambda s, sigma=sigma: truth_factors(field_truth(sigma), [s], noise)[0]) for sigma in sigmas}
+    return record(search_context(as_mnk(shape)), factors, names, seeds, budget, noise, progress)
 
 
-def load_guide_runs(path) -> GuideRuns:
-    """Read runs written by :meth:`GuideRuns.save`."""
-    with np.load(Path(path), allow_pickle=False) as f:
-        return GuideRuns(
-            shape=tuple(int(x) for x in f["shape"]),
-            sigmas=tuple(float(x) for x in f["sigmas"]),
-            names=tuple(str(x) for x in f["names"]),
-            seeds=tuple(int(x) for x in f["seeds"]),
-            budget=int(f["budget"]),
-            noise=float(f["noise"]),
-            hw_fields=str(f["hw_fields"]),
-            rules=str(f["rules"]),
-            versions=str(f["versions"]),
-            orders=f["orders"].astype(np.int64),
-        )
+def _field_factors(sigma: float, seeds, noise: float, context) -> np.ndarray:
+    """The factors of field truth ``sigma`` on ``context``'s machine: what a recorded run on it measured."""
+    return truth_factors(field_truth(sigma, context.land.hw), seeds, noise)
 
 
-def recorded_guide_cores(runs: GuideRuns, fallback=None) -> dict:
+def load_guide_runs(path) -> Runs:
+    """The guides' recorded runs in ``path`` (:func:`schedlab.tuning.records.load_runs`): field truths, ``σ > 0``.
+
+    ``ValueError`` if the file holds runs on the model itself only (``σ = 0``: the search page's).
+    """
+    runs = load_runs(path)
+    if not any(sigma > 0 for sigma in runs.sigmas):
+        raise ValueError(f"{path}: runs on the model itself (σ = 0), not on field truths; load them with load_runs")
+    return runs
+
+
+def recorded_guide_cores(runs: Runs, fallback=None) -> dict:
     """Cores (name -> core) that replay ``runs`` in :func:`guide_study`; anything not recorded raises ``ValueError``.
 
-    A core finds its truth by what it is asked to measure: the recorded truth whose factors
-    (:func:`truth_factors`) for these seeds are the ``factors`` it is given, on the recorded shape,
-    machine, budget and rules. A truth not recorded goes to ``fallback[name]`` if given (the search
-    page's recorded runs, :func:`schedlab.studies.tuners.recorded_cores`, which hold ``σ = 0``).
+    :func:`schedlab.tuning.records.recorded_cores` with the field truths: a core replays the recorded
+    truth whose factors (:func:`truth_factors`) for these seeds are the ``factors`` it is given, on the
+    recorded shape, machine, budget and rules. A truth not recorded goes to ``fallback[name]`` if
+    given (the search page's recorded runs, which hold ``σ = 0``).
     """
-    from schedlab.studies import tuners as real
-
-    if not isinstance(runs, GuideRuns):
-        raise ValueError(f"runs must be GuideRuns, got {type(runs).__name__}")
+    if not isinstance(runs, Runs):
+        raise ValueError(f"runs must be Runs, got {type(runs).__name__}")
+    own = recorded_cores([runs], truth_factors=_field_factors)
 
     def make(name):
         def core(context, seeds, budget, factors, **_):
-            where = "x".join(map(str, context.mnk))
-            same = (
-                context.mnk == runs.shape
-                and real.hardware_fields(context.land.hw) == runs.hw_fields
-                and budget == runs.budget
-                and runs.rules == real.rules_record(budget)
-                and set(seeds) <= set(runs.seeds)
-            )
-            rows = [runs.seeds.index(s) for s in seeds] if same else []
-            for t, sigma in enumerate(runs.sigmas):
-                if same and np.array_equal(factors, truth_factors(field_truth(sigma), seeds, runs.noise)):
-                    return runs.orders[t, runs.names.index(name)][rows], None
-            if fallback is not None and name in fallback:
-                return fallback[name](context, seeds, budget, factors)
-            raise ValueError(
-                f"{name} on {where} with seeds {seeds[0]}..{seeds[-1]}, budget {budget} and this truth was not "
-                f"recorded (recorded: σ in {runs.sigmas}, seeds {runs.seeds[0]}..{runs.seeds[-1]}, budget "
-                f"{runs.budget}, noise {runs.noise:g}); record it with: python -m schedlab tuners "
-                f"{' '.join(map(str, context.mnk))} --sigma ..."
-            )
+            try:
+                return own[name](context, seeds, budget, factors)
+            except ValueError:
+                if fallback is None or name not in fallback:
+                    raise
+            return fallback[name](context, seeds, budget, factors)
 
         core.__name__ = core.__qualname__ = f"recorded_guide_core_{name}"
         return core
 
-    return {name: make(name) for name in runs.names}
+    return {name: make(name) for name in own}

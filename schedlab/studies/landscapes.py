@@ -12,7 +12,7 @@ with the other knobs fixed, leaves ``SPACE`` or cannot launch): a vertex of the 
 knob box. There a surrogate that is linear in the log-knobs finds it by extrapolating;
 in the middle of the box it has to fit a curve. :data:`MID_BOX_SHAPES` are shapes
 whose optima are not at such a corner, added to the study for that reason. (The guides
-chapter's :func:`schedlab.studies.surrogates.hull_vertex_optimum` asks a different question: whether
+chapter's :func:`schedlab.tuning.surrogates.hull_vertex_optimum` asks a different question: whether
 the 5 % plateau holds a vertex of the launchable set's convex hull.)
 """
 

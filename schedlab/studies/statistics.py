@@ -32,8 +32,10 @@ from scipy import stats as scipy_stats
 from schedlab.core.checks import check_int
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.core.stats import N_RESAMPLES, order_statistic
-from schedlab.studies import search, tuners
-from schedlab.studies.compare import MODEL_OWN_START, Comparison, compare, ruled_cores
+from schedlab.tuning import tuners
+from schedlab.tuning.compare import MODEL_OWN_START, Comparison, compare, ruled_cores
+from schedlab.tuning.records import book_runs, landscape_key, recorded_cores
+from schedlab.tuning.strategies import CORES
 
 __all__ = [
     "PAIRS",
@@ -75,9 +77,9 @@ def square_comparison() -> Comparison:
     (50, (1, 15))
     """
     square = LECTURE_SHAPES[0].mnk
-    (runs,) = (r for r in tuners.book_runs() if r.shape == square)
-    cores = {**ruled_cores(), **tuners.recorded_cores([runs])}
-    names = tuple(search.CORES) + (MODEL_OWN_START,) + tuple(tuners.TUNERS)
+    (runs,) = (r for r in book_runs() if r.landscape == landscape_key(square))
+    cores = {**ruled_cores(), **recorded_cores([runs])}
+    names = tuple(CORES) + (MODEL_OWN_START,) + tuple(tuners.TUNERS)
     return compare([square], names, seeds=runs.seeds, cores=cores)
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
+from schedlab.tuning.harness import SearchTrace, run_strategy
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE, strategy_rng
 
 __all__ = ["random_search"]
 
-#: This strategy's name in the registry (:mod:`schedlab.studies.search.strategies`).
+#: This strategy's name in the registry (:mod:`schedlab.tuning.strategies`).
 NAME = "random"
 
 
@@ -18,7 +19,7 @@ def random_search(
 ) -> SearchTrace:
     """Measure launchable configs drawn uniformly without replacement.
 
-    Parameters are those of :func:`~schedlab.studies.search.exhaustive`; the seed also fixes the draw order.
+    Parameters are those of :func:`~schedlab.tuning.strategies.exhaustive.exhaustive`; the seed also fixes the draw order.
 
     Examples
     --------

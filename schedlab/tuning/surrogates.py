@@ -1,13 +1,13 @@
 """Why model-guided search wins: the same search with plainer surrogates, and the landscape that lets them.
 
-:func:`schedlab.studies.search.model_guided` fits a ridge regression of log(measured time) to static
+:func:`schedlab.tuning.strategies.model_guided.model_guided` fits a ridge regression of log(measured time) to static
 features and measures the predicted favourites. This module swaps its feature matrix and
 nothing else (same 16 random starts, batch of 8, ridge strength, budget, noise, seeds):
 
 ``linear``     the six knobs' log2 (6 features): a plane in log-knob space
 ``quadratic``  those and their 21 pairwise products and squares (27)
 ``one-hot``    one indicator per knob value (26): no order between values, no interactions
-``ours``       the chapter's 37 features (:func:`schedlab.studies.search.feature_names`): the quadratic
+``ours``       the chapter's 37 features (:func:`schedlab.tuning.features.feature_names`): the quadratic
                ones plus warp tile, occupancy, waves, wave fill, k-steps, padding, shared memory
 
 Each matrix is standardised over the launchable configurations, as the chapter's is.
@@ -22,8 +22,8 @@ one knob at a time and looks at exact ties only: 96 x 4096 x 4096 has no optimum
 but a hull vertex within 5 %.)
 
 Like :mod:`schedlab.studies.guides`, this runs the search chapter's own core
-(``schedlab.studies.search.CORES["model"]`` through :func:`schedlab.studies.search.run_seeds`) on a
-:class:`~schedlab.studies.search.SearchContext` whose features alone are replaced.
+(``schedlab.tuning.strategies.CORES["model"]`` through :func:`schedlab.tuning.harness.run_seeds`) on a
+:class:`~schedlab.tuning.measurer.SearchContext` whose features alone are replaced.
 """
 
 from __future__ import annotations
@@ -37,44 +37,22 @@ from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
-from schedlab.core.space import SPACE, GemmConfig, as_mnk, check_sequence, launchable
+from schedlab.core.space import GemmConfig, as_mnk, check_sequence, launchable
 from schedlab.core.stats import Interval, trials_interval
-from schedlab.studies import search
+from schedlab.tuning.features import SURROGATES, surrogate_features
+from schedlab.tuning.harness import first_within, run_seeds
+from schedlab.tuning.measurer import (
+    DEFAULT_BUDGET,
+    DEFAULT_NOISE,
+    check_factor,
+    check_noise,
+    check_seeds,
+    noise_factors,
+    search_context,
+)
+from schedlab.tuning.strategies import CORES
 
-__all__ = ["SURROGATES", "surrogate_features", "Ablation", "ablation", "hull_vertex_optimum", "Plateau", "plateau"]
-
-#: The surrogates compared, plainest first; ``ours`` is the chapter's feature set.
-SURROGATES = ("linear", "quadratic", "one-hot", "ours")
-
-
-def _standardise(X: np.ndarray) -> np.ndarray:
-    sd = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-
-
-def surrogate_features(name: str, shape, hw: Hardware | None = None) -> np.ndarray:
-    """The ``(n, F)`` standardised feature matrix of surrogate ``name`` over ``landscape(shape, hw).configs``.
-
-    Examples
-    --------
-    >>> [surrogate_features(s, (4096, 4096, 4096)).shape[1] for s in SURROGATES]
-    [6, 27, 26, 37]
-    """
-    hw = check_hardware(hw)
-    ctx = search.search_context(shape, hw)
-    if name == "ours":
-        return ctx.features
-    values = ctx.neighbours.values
-    logs = np.log2(values.astype(np.float64))
-    if name == "linear":
-        X = logs
-    elif name == "quadratic":
-        X = np.concatenate([logs, np.stack([logs[:, i] * logs[:, j] for i in range(6) for j in range(i, 6)], 1)], 1)
-    elif name == "one-hot":
-        X = np.concatenate([(values[:, [j]] == np.array(v)[None, :]) * 1.0 for j, v in enumerate(SPACE.values())], 1)
-    else:
-        raise ValueError(f"surrogate must be one of {SURROGATES}, got {name!r}")
-    return _standardise(X)
+__all__ = ["Ablation", "ablation", "hull_vertex_optimum", "Plateau", "plateau"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,8 +81,8 @@ def ablation(
     shapes,
     surrogates=SURROGATES,
     seeds=range(100),
-    budget: int = search.DEFAULT_BUDGET,
-    noise: float = search.DEFAULT_NOISE,
+    budget: int = DEFAULT_BUDGET,
+    noise: float = DEFAULT_NOISE,
     factor: float = 1.05,
     hw: Hardware | None = None,
 ) -> Ablation:
@@ -124,18 +102,18 @@ def ablation(
     bad = [s for s in surrogates if s not in SURROGATES]
     if not surrogates or bad:
         raise ValueError(f"surrogates must name some of {SURROGATES}, got {bad or surrogates!r}")
-    seeds = search.check_seeds(seeds)
-    noise, factor = search.check_noise(noise), search.check_factor(factor)
+    seeds = check_seeds(seeds)
+    noise, factor = check_noise(noise), check_factor(factor)
     budget = check_int("budget", budget, minimum=1)
     trials = np.empty((len(mnks), len(surrogates), len(seeds)))
     for i, mnk in enumerate(mnks):
-        ctx = search.search_context(mnk, hw)
+        ctx = search_context(mnk, hw)
         n = ctx.n_configs
-        factors = np.stack([search.noise_factors(s, noise, n) for s in seeds])
+        factors = np.stack([noise_factors(s, noise, n) for s in seeds])
         for j, name in enumerate(surrogates):
             swapped = replace(ctx, features=surrogate_features(name, mnk, hw))
-            _, believed, _ = search.run_seeds(search.CORES["model"], swapped, seeds, min(budget, n), factors)
-            trials[i, j] = search.first_within(ctx.times[believed], ctx.optimum, factor)
+            _, believed, _ = run_seeds(CORES["model"], swapped, seeds, min(budget, n), factors)
+            trials[i, j] = first_within(ctx.times[believed], ctx.optimum, factor)
     return Ablation(
         shapes=mnks, surrogates=surrogates, seeds=seeds, budget=budget, noise=noise, factor=factor, trials=trials
     )
@@ -180,7 +158,7 @@ def hull_vertex_optimum(shape, factor: float = 1.05, hw: Hardware | None = None)
     land = landscape(as_mnk(shape), hw)
     points = np.log2(launchable(hw).array.astype(np.float64))
     candidates = _hull_candidates(hw)
-    for i in np.flatnonzero(land.time_s <= search.check_factor(factor) * land.best_time_s):
+    for i in np.flatnonzero(land.time_s <= check_factor(factor) * land.best_time_s):
         if int(i) in candidates and _extreme(points, int(i)):
             return land.configs[i]
     return None
@@ -204,6 +182,6 @@ def plateau(shape, factor: float = 1.05, hw: Hardware | None = None) -> Plateau:
     (15, 1, 1.23)
     """
     land = landscape(as_mnk(shape), check_hardware(hw))
-    inside = land.tie_groups(within=search.check_factor(factor))
+    inside = land.tie_groups(within=check_factor(factor))
     nxt = land.tie_groups(len(inside) + 1)[-1]
     return Plateau(sum(len(g.configs) for g in inside), len(inside), float(nxt.ratio))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
+from schedlab.tuning.harness import SearchTrace, run_strategy
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE, strategy_rng
 
 __all__ = ["coordinate_descent"]
 
-#: This strategy's name in the registry (:mod:`schedlab.studies.search.strategies`).
+#: This strategy's name in the registry (:mod:`schedlab.tuning.strategies`).
 NAME = "descent"
 
 
@@ -33,7 +34,7 @@ def coordinate_descent(
     Parameters
     ----------
     shape, budget, seed, noise, hw
-        As in :func:`~schedlab.studies.search.exhaustive`; the seed also fixes the start points.
+        As in :func:`~schedlab.tuning.strategies.exhaustive.exhaustive`; the seed also fixes the start points.
     restarts : bool
         Start again after a local optimum while budget is left (default). ``False`` stops
         the run at the first local optimum, so the trace may be shorter than the budget.
@@ -41,7 +42,7 @@ def coordinate_descent(
     Returns
     -------
     SearchTrace
-        ``info["descents"]`` lists every :class:`~schedlab.studies.search.Descent` (start, end,
+        ``info["descents"]`` lists every :class:`~schedlab.tuning.harness.Descent` (start, end,
         whether it ended in a local optimum or ran out of budget, end/optimum);
         ``info["local_optimum"]`` is the first descent's end if it was a local optimum, else None.
 

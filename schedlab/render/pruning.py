@@ -1,10 +1,10 @@
-"""The table of the autotune hook's savings (:mod:`schedlab.studies.autotune`) on the search chapter."""
+"""The table of the autotune hook's savings (:mod:`schedlab.studies.pruning`) on the search chapter."""
 
 from __future__ import annotations
 
 from schedlab.core.hardware import profile
 from schedlab.render.table import Table, fmt_percent
-from schedlab.studies.autotune import FAMILIES, SkipShares
+from schedlab.studies.pruning import FAMILIES, SkipShares
 
 __all__ = ["skip_table"]
 
@@ -16,7 +16,7 @@ def skip_table(shares: SkipShares) -> Table:
 
     Examples
     --------
-    >>> from schedlab.studies.autotune import skip_shares
+    >>> from schedlab.studies.pruning import skip_shares
     >>> skip_table(skip_shares(("a100-sxm4",))).headers
     ('GPU', 'decode（M ≤ 64）', 'prefill（M ≥ 512）')
     """

@@ -1,13 +1,13 @@
-"""What a strategy may know about a configuration before measuring it: its neighbours and its static features.
+"""What a strategy may know about a configuration before measuring it: its neighbours.
 
 :class:`NeighbourTables` says, for the launchable configurations of one machine, which configs lie
 one knob-step away (simulated annealing, evolutionary search's mutation) and along each knob's line
-(coordinate descent). :func:`feature_matrix` gives the static features model-guided search fits its
-ridge regression to, named by :func:`feature_names`. Both are shape-independent tables or pure
-functions; :func:`schedlab.studies.search.harness.search_context` builds them once per shape and machine.
+(coordinate descent). The tables are shape-independent; :func:`schedlab.tuning.measurer.search_context`
+reads them once per machine. (The static features model-guided search learns from are
+:func:`schedlab.tuning.features.feature_matrix`.)
 
 :func:`grid_tables` builds the same tables for any grid of knobs (a measured landscape's,
-:mod:`schedlab.studies.measured`); a table's ``sizes`` and ``strides`` index its whole grid,
+:mod:`schedlab.tuning.measured`); a table's ``sizes`` and ``strides`` index its whole grid,
 measurable or not: flat index ``knobs @ strides``.
 """
 
@@ -19,17 +19,13 @@ import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware
-from schedlab.core.model import tiling
 from schedlab.core.space import SPACE, launchable
 
 __all__ = [
     "KNOB_SIZES",
-    "TILING_FEATURES",
     "NeighbourTables",
     "neighbour_tables",
     "grid_tables",
-    "feature_names",
-    "feature_matrix",
 ]
 
 #: Number of values of each knob, in ``SPACE`` order.
@@ -132,71 +128,3 @@ def grid_tables(knobs: np.ndarray, sizes, values: np.ndarray | None = None) -> N
         sizes=sizes,
         strides=strides,
     )
-
-
-#: Names of the learned model's features, in column order (see
-#: :func:`schedlab.studies.search.strategies.model_guided.model_guided`).
-_KNOB_LOGS = tuple(f"log2 {k}" for k in SPACE)
-#: The features computed by the cost model's own ``tiling()`` (:mod:`schedlab.core.model`): the warp
-#: tile, resident blocks per SM, waves and how full they are, k-steps, padding, shared memory. On a
-#: landscape that model generated, model-guided search reads the very quantities that made it.
-TILING_FEATURES = (
-    "log2 warp_m",
-    "log2 warp_n",
-    "log2 blocks/SM",
-    "log2 waves",
-    "wave fill",
-    "log2 k_steps",
-    "log2 pad_m",
-    "log2 pad_n",
-    "log2 smem",
-)
-_FEATURES = (
-    _KNOB_LOGS
-    + TILING_FEATURES[:2]
-    + ("stages == 1",)
-    + TILING_FEATURES[2:]
-    + tuple(f"{a} * {b}" for i, a in enumerate(_KNOB_LOGS) for b in _KNOB_LOGS[i:])
-)
-
-
-def feature_names() -> tuple[str, ...]:
-    """Column names of :func:`feature_matrix`, the learned cost model's features (model-guided search).
-
-    Examples
-    --------
-    >>> names = feature_names()
-    >>> len(names), names[:3], names[-1]
-    (37, ('log2 bm', 'log2 bn', 'log2 bk'), 'log2 group * log2 group')
-    """
-    return _FEATURES
-
-
-def feature_matrix(values: np.ndarray, mnk: tuple[int, int, int], hw: Hardware) -> np.ndarray:
-    """Static features (columns: :func:`feature_names`) of launchable configs on one shape, standardised over the space.
-
-    ``values`` holds the configs' knob values, one row per config (``NeighbourTables.values``);
-    each column is scaled to mean 0 and standard deviation 1 over those rows (a constant column: to 0).
-    """
-    t = tiling(values, *mnk, hw)
-    bm, bn, stages = (values[:, j].astype(np.float64) for j in (0, 1, 4))
-    logs = np.log2(values.astype(np.float64))
-    r, blocks, waves = (x.astype(np.float64) for x in (np.maximum(t.blocks_per_sm, 1), t.blocks, t.waves))
-    fill = blocks / (waves * t.per_wave)  # how full the waves are on average (1 = no idle tail)
-    cols = [logs[:, j] for j in range(6)] + [
-        np.log2(t.warp_rows),
-        np.log2(t.warp_cols),
-        (stages == 1).astype(np.float64),
-        np.log2(r),
-        np.log2(waves),
-        fill,
-        np.log2(t.k_steps),
-        np.log2(t.rows / bm),
-        np.log2(t.cols / bn),
-        np.log2(t.smem_bytes),
-    ]
-    cols += [logs[:, i] * logs[:, j] for i in range(6) for j in range(i, 6)]
-    X = np.stack(cols, axis=1)
-    sd = X.std(axis=0)
-    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    return X

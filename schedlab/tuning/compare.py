@@ -1,15 +1,15 @@
 """The comparison study: every strategy, many seeds, many shapes -- how many measurements until good enough.
 
-:func:`compare` runs the strategy cores of :mod:`schedlab.studies.search` for many seeds at once,
+:func:`compare` runs the strategy cores of :mod:`schedlab.tuning` for many seeds at once,
 in lock step where a strategy allows it, so the full comparison (22 shapes x 6 strategies
 x 100 seeds) takes seconds, not minutes, and summarises each (shape, strategy) cell as a
 :class:`~schedlab.core.stats.Interval` in a :class:`Comparison`. :func:`descent_local_optima` is the study
 of where single coordinate descents get stuck (:class:`LocalOptima`). Both are data in,
 data out.
 
-Strategies come from a registry, name -> core (default :data:`schedlab.studies.search.CORES`):
+Strategies come from a registry, name -> core (default :data:`schedlab.tuning.strategies.CORES`):
 another module adds a tuner without editing this file by writing a core that keeps the
-contract of :func:`schedlab.studies.search.run_seeds` and passing ``cores={**CORES, name: core}``.
+contract of :func:`schedlab.tuning.harness.run_seeds` and passing ``cores={**CORES, name: core}``.
 """
 
 from __future__ import annotations
@@ -25,28 +25,24 @@ from schedlab.core.checks import check_int, is_integer
 from schedlab.core.hardware import Hardware
 from schedlab.core.space import GemmConfig, as_mnk, check_sequence
 from schedlab.core.stats import Interval, order_statistic, trials_interval
-from schedlab.studies.search import (
-    CORES,
+from schedlab.tuning.harness import Core, first_within, measurements_used, run_seeds
+from schedlab.tuning.measurer import (
     DEFAULT_BUDGET,
     DEFAULT_NOISE,
     DEFAULT_SHAPES,
     INITIAL_SAMPLES,
-    STRATEGIES,
-    Core,
     check_factor,
     check_noise,
     check_seeds,
-    first_within,
-    measurements_used,
     noise_factors,
-    run_seeds,
     search_context,
 )
+from schedlab.tuning.strategies import CORES, STRATEGIES
 
 __all__ = ["MODEL_OWN_START", "Comparison", "LocalOptima", "compare", "ruled_cores", "descent_local_optima"]
 
 #: Registry name of model-guided search from its own default start (``MG_INITIAL`` random
-#: measurements) beside ``"model"`` under the rules (:data:`~schedlab.studies.search.INITIAL_SAMPLES`).
+#: measurements) beside ``"model"`` under the rules (:data:`~schedlab.tuning.measurer.INITIAL_SAMPLES`).
 MODEL_OWN_START = "model-own-start"
 
 _NAME_OF = {f: name for name, f in STRATEGIES.items()}
@@ -172,7 +168,7 @@ def compare(
     shapes : iterable of Shape or (M, N, K)
         Default: the four lecture shapes and the twenty Llama-3-8B shapes.
     strategies : iterable of str or strategy functions, optional
-        Names from ``cores``, or functions of :data:`~schedlab.studies.search.STRATEGIES`
+        Names from ``cores``, or functions of :data:`~schedlab.tuning.strategies.STRATEGIES`
         (default: every strategy of ``cores``, in its order).
     seeds : iterable of int
         One run per seed (default ``range(100)``).
@@ -186,9 +182,9 @@ def compare(
     progress : callable, optional
         Called as ``progress(done, total, label)`` after each (shape, strategy) cell.
     cores : mapping of str to core, optional
-        The strategy registry, name -> core (default :data:`~schedlab.studies.search.CORES`, the six).
+        The strategy registry, name -> core (default :data:`~schedlab.tuning.strategies.CORES`, the six).
         A tuner from another module joins the comparison as ``cores={**CORES, name: core}``;
-        its core keeps the contract of :func:`schedlab.studies.search.run_seeds`.
+        its core keeps the contract of :func:`schedlab.tuning.harness.run_seeds`.
 
     Returns
     -------
@@ -261,7 +257,7 @@ def compare(
 def ruled_cores(cores: Mapping[str, Core] = CORES) -> dict:
     """``cores`` under the search page's rules: model-guided search from the common start.
 
-    ``"model"`` starts from :data:`~schedlab.studies.search.INITIAL_SAMPLES` random measurements, as
+    ``"model"`` starts from :data:`~schedlab.tuning.measurer.INITIAL_SAMPLES` random measurements, as
     Kernel Tuner's ``bayes_opt`` and Optuna's TPE do under the rules; :data:`MODEL_OWN_START` is the
     same search from its own default, ``MG_INITIAL``, so both settings can be shown side by side.
 
@@ -303,7 +299,7 @@ def descent_local_optima(
 ) -> LocalOptima:
     """How often one coordinate descent from a random start gets stuck, and where.
 
-    Each seed runs :func:`~schedlab.studies.search.coordinate_descent` with ``restarts=False`` and an unlimited
+    Each seed runs :func:`~schedlab.tuning.strategies.coordinate_descent.coordinate_descent` with ``restarts=False`` and an unlimited
     budget, so every run ends in a local optimum of the measured times (no single-knob move
     improves it). With ``noise=0`` (the default) that is a local optimum of the model
     itself.

@@ -16,7 +16,7 @@ matmul tutorial spells them, or your own), the tiles and ``GROUP_M`` from each
 and ``num_warps`` / ``num_stages`` from the config. ::
 
     import triton
-    from schedlab.autotune import Pruner
+    from schedlab.triton.hook import Pruner
 
     @triton.autotune(configs=get_autotune_config(), key=["M", "N", "K"],
                      prune_configs_by=Pruner("h100-sxm", top_k=4).prune_configs_by())
@@ -27,7 +27,7 @@ What it decides, and why:
 
 - A config the profile cannot launch (shared memory, registers, a warp tile under one mma)
   is dropped by :meth:`Pruner.early_config_prune`, each with its reasons
-  (:func:`schedlab.core.space.reasons`) logged on the ``schedlab.autotune`` logger at INFO.
+  (:func:`schedlab.core.space.reasons`) logged on the ``schedlab.triton.hook`` logger at INFO.
   If no config of the list can launch, the first listed is kept (no estimate ranks them) and a
   warning says so: Triton raises on an empty list.
 - A shape the model refuses (:func:`schedlab.core.space.check_shape`: an empty dimension, M
@@ -255,7 +255,7 @@ class Pruner:
 
     Examples
     --------
-    >>> from schedlab.studies.triton_configs import TUTORIAL_CONFIGS
+    >>> from schedlab.triton.configs import TUTORIAL_CONFIGS
     >>> listed = [flat_config(c) for c in TUTORIAL_CONFIGS]
     >>> p = Pruner("h100-sxm", top_k=4).prune(listed, (4096, 4096, 4096))
     >>> len(p.kept), p.skipped_share, sorted(p.dropped) == [8, 9, 10, 11, 12]

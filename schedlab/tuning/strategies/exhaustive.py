@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy
+from schedlab.tuning.harness import SearchTrace, run_strategy
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE
 
 __all__ = ["exhaustive"]
 
-#: This strategy's name in the registry (:mod:`schedlab.studies.search.strategies`).
+#: This strategy's name in the registry (:mod:`schedlab.tuning.strategies`).
 NAME = "exhaustive"
 
 

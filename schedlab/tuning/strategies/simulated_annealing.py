@@ -7,11 +7,12 @@ import math
 import numpy as np
 
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
+from schedlab.tuning.harness import SearchTrace, run_strategy
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE, strategy_rng
 
 __all__ = ["simulated_annealing", "SA_T0", "SA_T_END", "SA_PATIENCE", "SA_PROPOSALS"]
 
-#: This strategy's name in the registry (:mod:`schedlab.studies.search.strategies`).
+#: This strategy's name in the registry (:mod:`schedlab.tuning.strategies`).
 NAME = "annealing"
 
 #: Simulated annealing's temperature, in units of log(time): geometric from T0 to T_END over the budget;

@@ -6,11 +6,12 @@ import numpy as np
 
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware
-from schedlab.studies.search.harness import DEFAULT_BUDGET, DEFAULT_NOISE, SearchTrace, run_strategy, strategy_rng
+from schedlab.tuning.harness import SearchTrace, run_strategy
+from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE, strategy_rng
 
 __all__ = ["model_guided", "MG_INITIAL", "MG_BATCH", "MG_RIDGE"]
 
-#: This strategy's name in the registry (:mod:`schedlab.studies.search.strategies`).
+#: This strategy's name in the registry (:mod:`schedlab.tuning.strategies`).
 NAME = "model"
 
 #: Model-guided search: random configs measured first, configs measured per refit, ridge strength.
@@ -28,7 +29,7 @@ def model_guided(
 
     Notes
     -----
-    Features (:func:`~schedlab.studies.search.feature_names`, standardised over the 3744 launchable configs): log2
+    Features (:func:`~schedlab.tuning.features.feature_names`, standardised over the 3744 launchable configs): log2
     of each of the six knobs; log2 of the warp tile (rows and columns of C per warp); a
     one-stage indicator (no load/compute overlap); log2 resident blocks per SM; log2
     waves; how full the waves are (blocks / (waves * blocks per wave)); log2 k-steps;
@@ -65,7 +66,7 @@ def core(context, seeds, budget, factors, initial: int = MG_INITIAL, **_):
     """Lock step over seeds: every seed measures the same number of configs per round.
 
     ``initial`` random configs come first (default :data:`MG_INITIAL`; the search page's rules give
-    :data:`~schedlab.studies.search.harness.INITIAL_SAMPLES`, as Kernel Tuner's ``bayes_opt`` takes).
+    :data:`~schedlab.tuning.measurer.INITIAL_SAMPLES`, as Kernel Tuner's ``bayes_opt`` takes).
     """
     initial = check_int("initial", initial, minimum=1)
     X = context.features

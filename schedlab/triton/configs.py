@@ -39,7 +39,7 @@ from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import landscape
 from schedlab.core.space import GemmConfig, as_mnk
-from schedlab.studies.search import DEFAULT_NOISE, Measurer
+from schedlab.tuning.measurer import DEFAULT_NOISE, Measurer
 
 __all__ = [
     "TUTORIAL_FP16_CONFIGS",

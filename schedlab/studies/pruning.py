@@ -2,8 +2,8 @@
 
 On the model's own landscapes the model is the truth, so the question is not whether the
 hook keeps a good config (it keeps the list's best) but how much measuring a tolerance saves:
-:func:`skip_shares` runs :class:`schedlab.autotune.Pruner` with ``within=tol`` on Inductor's
-list for each shape (adapted to it, :func:`~schedlab.studies.triton_configs.inductor_configs`)
+:func:`skip_shares` runs :class:`schedlab.triton.hook.Pruner` with ``within=tol`` on Inductor's
+list for each shape (adapted to it, :func:`~schedlab.triton.configs.inductor_configs`)
 and reports the share of the list left unmeasured -- configs that cannot launch, and configs the
 model puts more than ``tol`` behind the list's best, the loss skipping them risks if the model
 ranks right. The families are the Llama-3-8B projections (:func:`schedlab.core.shapes.llm_shapes`)
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.autotune import INDUCTOR_KEYS, Pruner, flat_config
 from schedlab.core.hardware import PROFILES
 from schedlab.core.shapes import LLM_TOKENS, llm_shapes
-from schedlab.studies.triton_configs import inductor_configs
+from schedlab.triton.configs import inductor_configs
+from schedlab.triton.hook import INDUCTOR_KEYS, Pruner, flat_config
 
 __all__ = ["FAMILIES", "SkipShares", "skip_shares"]
 

@@ -5,18 +5,18 @@ Each module named in :data:`MODULES` holds one strategy, as Kernel Tuner's
 
 - ``NAME``, the strategy's name in the registry (and in every table and recorded result);
 - its public function, named like the module: ``(shape, budget, seed, noise=..., hw=...) ->
-  SearchTrace``, a documented wrapper of :func:`~schedlab.studies.search.harness.run_strategy`;
+  SearchTrace``, a documented wrapper of :func:`~schedlab.tuning.harness.run_strategy`;
 - ``core``, which runs many seeds at once (the contract:
-  :func:`~schedlab.studies.search.harness.run_seeds`);
+  :func:`~schedlab.tuning.harness.run_seeds`);
 - its tuning constants as module data, listed with the public function in its ``__all__``
-  (what :mod:`schedlab.studies.search` re-exports).
+  (what :mod:`schedlab.tuning` re-exports).
 
 Adding a strategy is adding a module with those three names and naming it in :data:`MODULES`,
 whose order is the order the comparison reports strategies in. :data:`CORES` (name -> core) and
 :data:`STRATEGIES` (name -> public function) are both read off the same modules, so they cannot
 disagree. Both are read-only mappings; a module adding a strategy of its own passes
-``{**CORES, name: core}`` to :func:`~schedlab.studies.search.harness.run_strategy` and
-:func:`schedlab.studies.compare.compare` (``cores=``).
+``{**CORES, name: core}`` to :func:`~schedlab.tuning.harness.run_strategy` and
+:func:`schedlab.tuning.compare.compare` (``cores=``).
 
 This module imports no strategy module (and nothing of the harness, which imports it) until a
 registry is first read.
@@ -26,7 +26,7 @@ Examples
 >>> tuple(CORES) == tuple(STRATEGIES) == ("exhaustive", "random", "descent", "annealing", "evolutionary", "model")
 True
 >>> STRATEGIES["random"].__name__, CORES["random"].__module__
-('random_search', 'schedlab.studies.search.strategies.random_search')
+('random_search', 'schedlab.tuning.strategies.random_search')
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class _Registry(Mapping):
         return f"{type(self).__name__}({dict(self)!r})"
 
 
-#: Strategy name -> core (the contract: :func:`~schedlab.studies.search.harness.run_seeds`), in the
+#: Strategy name -> core (the contract: :func:`~schedlab.tuning.harness.run_seeds`), in the
 #: order the comparison reports them. Read-only; extend a copy: ``{**CORES, name: core}``.
 CORES: Mapping = _Registry(lambda module: module.core)
 
