@@ -36,7 +36,7 @@ from schedlab import clear_caches, evaluate_many, launchable
 from schedlab.core.hardware import profile
 from schedlab.core.model.hbm import hbm_term
 from schedlab.core.model.terms import blocks_per_wave, occupancy
-from schedlab.core.space import MAX_K, MAX_MN
+from schedlab.core.shapes import MAX_K, MAX_MN
 
 #: name -> (hidden_size, intermediate_size, num_attention_heads, num_key_value_heads, head_dim, vocab_size)
 LLMS = {

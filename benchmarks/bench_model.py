@@ -25,8 +25,9 @@ import numpy as np
 from wcwidth import wcswidth
 
 from schedlab import H100_TC, all_configs, clear_caches, evaluate, gemm_time
+from schedlab.core.knobs import config_array
+from schedlab.core.launch import launch_checks
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import config_array, launch_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,6 @@
 """schedlab: the schedule space of a GPU matmul kernel on an analytical H100 model.
 
-The knob space and its pruning (:mod:`schedlab.core.space`), hardware parameters
+The knobs (:mod:`schedlab.core.knobs`) and which configurations launch (:mod:`schedlab.core.launch`), hardware parameters
 (:mod:`schedlab.core.hardware`), the cost model (:mod:`schedlab.core.model`), the lecture's
 analyses (:mod:`schedlab.studies`) and their rendering (:mod:`schedlab.render`).
 """
@@ -28,15 +28,15 @@ _HOMES = {
     "LECTURE_SHAPES": "schedlab.core.shapes",
     "Shape": "schedlab.core.shapes",
     "study_shapes": "schedlab.core.shapes",
-    "SPACE": "schedlab.core.space",
-    "WARP_GRID": "schedlab.core.space",
-    "GemmConfig": "schedlab.core.space",
-    "Launchable": "schedlab.core.space",
-    "Reason": "schedlab.core.space",
-    "all_configs": "schedlab.core.space",
-    "launchable": "schedlab.core.space",
-    "reasons": "schedlab.core.space",
-    "static_valid": "schedlab.core.space",
+    "SPACE": "schedlab.core.knobs",
+    "WARP_GRID": "schedlab.core.knobs",
+    "GemmConfig": "schedlab.core.knobs",
+    "Launchable": "schedlab.core.launch",
+    "Reason": "schedlab.core.launch",
+    "all_configs": "schedlab.core.knobs",
+    "launchable": "schedlab.core.launch",
+    "reasons": "schedlab.core.launch",
+    "static_valid": "schedlab.core.launch",
     "Sensitivity": "schedlab.studies.sensitivity",
     "sensitivity": "schedlab.studies.sensitivity",
     "Transfer": "schedlab.studies.shapes",

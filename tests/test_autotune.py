@@ -22,7 +22,7 @@ triton = pytest.importorskip("triton")  # the `test` extra installs it; importor
 tl = pytest.importorskip("triton.language")
 from triton.runtime.autotuner import Autotuner  # noqa: E402
 
-from schedlab.core.space import GemmConfig  # noqa: E402
+from schedlab.core.knobs import GemmConfig  # noqa: E402
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs  # noqa: E402
 from schedlab.triton.hook import INDUCTOR_KEYS, Pruner, config_kwargs, read_config  # noqa: E402
 

@@ -26,10 +26,11 @@ from matplotlib.text import Text
 
 from schedlab import figures
 from schedlab.core.hardware import H100_TC, KiB
+from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import landscape
+from schedlab.core.launch import reasons, static_valid
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import SPACE, GemmConfig, reasons, static_valid
 from schedlab.figures.space import REASON_STYLE
 from schedlab.render.labels import KNOB_LABELS
 from schedlab.studies.sensitivity import sensitivity

@@ -17,7 +17,7 @@ from schedlab import H100_TC, evaluate, evaluate_many, launchable
 from schedlab.core.hardware import A100_SXM4
 from schedlab.core.model import hbm_bytes
 from schedlab.core.model.hbm import EXACT_WAVES, waves
-from schedlab.core.space import MAX_K, MAX_MN, check_shape
+from schedlab.core.shapes import MAX_K, MAX_MN, check_shape
 from tests.strategies import examples
 
 TILES = st.sampled_from([16, 32, 64, 128, 256])

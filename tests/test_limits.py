@@ -16,7 +16,7 @@ import pytest
 
 from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time, landscape
 from schedlab.core.model import hbm_bytes
-from schedlab.core.space import MAX_K, MAX_MN, check_shape
+from schedlab.core.shapes import MAX_K, MAX_MN, check_shape
 
 BEST = GemmConfig(256, 128, 32, 8, 4, 1)
 

@@ -17,8 +17,8 @@ import pytest
 
 from schedlab import landscape
 from schedlab.cli.main import main
+from schedlab.core.knobs import SPACE, TRITON_NAMES
 from schedlab.core.measured import REPEAT_RTOL, MeasuredLandscape, load_compact, save_compact
-from schedlab.core.space import SPACE, TRITON_NAMES
 from schedlab.studies.landscapes import optimum_at_box_corner
 from schedlab.studies.measured import (
     MODEL_FREE,

@@ -22,8 +22,9 @@ from schedlab import (
     space_summary,
     transfer,
 )
+from schedlab.core.knobs import config_array
 from schedlab.core.model import hbm_bytes
-from schedlab.core.space import check_shape, config_array
+from schedlab.core.shapes import check_shape
 
 GOOD = (256, 128, 32, 8, 4, 1)
 SQUARE = (4096, 4096, 4096)

@@ -13,10 +13,11 @@ import numpy as np
 from schedlab import render
 from schedlab.console import print_header, print_observations, print_render_table
 from schedlab.core.hardware import Hardware
+from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import TIE_RTOL, landscape
+from schedlab.core.launch import reasons
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import SPACE, GemmConfig, reasons
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 from schedlab.studies.space import space_summary

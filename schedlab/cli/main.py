@@ -38,11 +38,11 @@ from schedlab.cli.demos import DEMOS, NEAR, NEAR_TEXT, bottleneck_phrase
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.console import print_render_table
 from schedlab.core.hardware import DEFAULT_PROFILE, PROFILES, Hardware, profile
+from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.model import explain
 from schedlab.core.profile_sources import PROFILE_SOURCES
-from schedlab.core.shapes import LLAMA8B_PROJECTIONS
-from schedlab.core.space import SPACE, GemmConfig, check_shape
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS, check_shape
 from schedlab.studies import buckets
 from schedlab.tuning.compare import compare
 from schedlab.tuning.covers import (

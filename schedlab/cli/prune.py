@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, positive_int
-from schedlab.core.space import check_shape
+from schedlab.core.shapes import check_shape
 from schedlab.render.table import fmt_percent, fmt_ratio, fmt_time
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 from schedlab.triton.hook import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source

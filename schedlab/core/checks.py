@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 
-__all__ = ["is_integer", "is_number", "check_int", "check_number"]
+__all__ = ["is_integer", "is_number", "check_int", "check_number", "check_sequence"]
 
 
 def is_integer(value) -> bool:
@@ -89,3 +90,10 @@ def check_number(name: str, value, minimum: float | None = None, maximum: float 
     ):
         raise ValueError(f"{name} must be a finite number{_bounds(minimum, maximum)}, got {value!r}")
     return float(value)
+
+
+def check_sequence(value, name: str, what: str) -> tuple:
+    """``value`` as a tuple when it is an iterable (not a string); otherwise a TypeError naming ``name``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of {what}, got {value!r} ({type(value).__name__})")
+    return tuple(value)

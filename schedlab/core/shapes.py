@@ -1,8 +1,68 @@
-"""The GEMM shapes the lecture studies: its four demo shapes and the Llama-3-8B projections."""
+"""GEMM shapes: the limits the model prices (:func:`check_shape`), and the shapes the lecture studies.
+
+The lecture's four demo shapes and the Llama-3-8B projections.
+"""
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from schedlab.core.checks import is_integer
+
+#: Largest M and N the model prices. The HBM replay prices a launch order in closed form over its
+#: repeating waves (:mod:`schedlab.core.model.hbm`), but it still walks one by one the waves that
+#: meet the last, irregular group of rows: up to ``8 ceil(N / 16) / per_wave`` of them, so N bounds
+#: its time (``benchmarks/bench_large_shapes.py`` prices all launchable configs of 2**18 x 2**18 x 2**17).
+#: M is held to the same limit, so that a shape and its transpose are priced or refused alike.
+#: 2**18 = 262144 covers the largest vocabularies (Gemma's 256000) and token batches of real workloads.
+MAX_MN = 2**18
+#: Largest K the model prices: with :data:`MAX_MN` it keeps every byte count below 2**53 for
+#: 2-byte elements, exact in int64 and in float64 (:func:`schedlab.core.model.hbm.check_exact`
+#: holds the bound for other element sizes): the replay reads at most ``32 K`` elements per
+#: 16 x 16 output tile, ``(2**14)**2 * 32 * 2**17 * 2 = 2**52`` bytes.
+MAX_K = 2**17
+
+
+def check_shape(M, N, K) -> tuple[int, int, int]:
+    """Validate a GEMM shape: each of M, N, K a positive integer (not a bool), within the model's limits.
+
+    Raises
+    ------
+    ValueError
+        Naming the dimension, or the limit (:data:`MAX_MN`, :data:`MAX_K`) the shape exceeds.
+
+    Examples
+    --------
+    >>> check_shape(4096, 4096, 4096)
+    (4096, 4096, 4096)
+    >>> check_shape(2**20, 2**20, 4096)
+    Traceback (most recent call last):
+    ...
+    ValueError: M = 1048576 is more than MAX_MN = 2**18 (262144) the model prices
+    """
+    out = []
+    for name, value in (("M", M), ("N", N), ("K", K)):
+        if not is_integer(value):
+            raise ValueError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
+        if value <= 0:
+            raise ValueError(f"{name} must be a positive integer, got {value}")
+        out.append(int(value))
+    M, N, K = out
+    for name, value in (("M", M), ("N", N)):
+        if value > MAX_MN:
+            raise ValueError(f"{name} = {value} is more than MAX_MN = 2**18 ({MAX_MN}) the model prices")
+    if K > MAX_K:
+        raise ValueError(f"K = {K} is more than MAX_K = 2**17 ({MAX_K}) the model prices")
+    return M, N, K
+
+
+def as_mnk(shape) -> tuple[int, int, int]:
+    """``(M, N, K)`` of a shape record with an ``mnk`` attribute or of a 3-sequence, validated by :func:`check_shape`."""
+    try:
+        M, N, K = getattr(shape, "mnk", shape)
+    except (TypeError, ValueError):
+        raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
+    return check_shape(M, N, K)
 
 
 class Shape(NamedTuple):

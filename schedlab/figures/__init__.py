@@ -1,7 +1,7 @@
 """Figures of the lecture: analysis records in, :class:`matplotlib.figure.Figure` out.
 
 Every function here is pure: it reads the records of :mod:`schedlab.studies`
-(or asks :mod:`schedlab.core.space` which configurations launch) and draws them; no
+(or asks :mod:`schedlab.core.launch` which configurations launch) and draws them; no
 number is computed twice. The figures are built with :class:`~matplotlib.figure.Figure`
 directly, not through :mod:`matplotlib.pyplot`, so nothing is registered with a
 GUI or notebook backend and nothing needs closing; in a notebook a returned figure

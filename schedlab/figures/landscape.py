@@ -6,8 +6,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
+from schedlab.core.knobs import SPACE
 from schedlab.core.landscape import Landscape
-from schedlab.core.space import SPACE
 from schedlab.figures.style import Interactive, fmt_times, new_figure, text_color
 from schedlab.render.labels import CONFIG_HEADER, KNOB_LABELS, lecture_name
 

@@ -8,7 +8,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from schedlab.core.space import as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import lecture_name, strategy_label
 from schedlab.tuning.compare import Comparison

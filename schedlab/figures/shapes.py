@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from schedlab.core.hardware import H100_TC, Hardware
-from schedlab.core.space import as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.figures.style import Interactive, fmt_times, ink_on, new_figure
 from schedlab.render.labels import CONFIG_HEADER, lecture_name, shape_short
 from schedlab.studies.shapes import Transfer

@@ -156,7 +156,7 @@ def time_parts_table(cases) -> Table:
 
     Examples
     --------
-    >>> from schedlab.core.space import GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
     >>> parts = dict.fromkeys(TIME_PARTS, 1e-6)
     >>> time_parts_table([("h100-sxm", (16, 4096, 4096), GemmConfig(16, 16, 64, 1, 4, 1), parts)]).rows[0][-1]
     '5.00'

@@ -2,7 +2,7 @@
 
 One place for every label the tables (:mod:`schedlab.render`), the figures
 (:mod:`schedlab.figures`) and the console share, so a knob or a strategy is named the
-same way everywhere. Only :mod:`schedlab.core.space` and :mod:`schedlab.core.shapes` are
+same way everywhere. Only :mod:`schedlab.core.knobs` and :mod:`schedlab.core.shapes` are
 imported: the label of a search strategy or a cover is a string keyed by its name,
 and needs nothing from the module that runs it.
 
@@ -16,8 +16,8 @@ Examples
 
 from __future__ import annotations
 
-from schedlab.core.shapes import LECTURE_SHAPES, Shape
-from schedlab.core.space import SPACE, TRITON_NAMES, as_mnk
+from schedlab.core.knobs import SPACE, TRITON_NAMES
+from schedlab.core.shapes import LECTURE_SHAPES, Shape, as_mnk
 
 __all__ = [
     "KNOB_LABELS",
@@ -43,7 +43,7 @@ __all__ = [
 
 # --- knobs ----------------------------------------------------------------------------------
 
-#: Knob key of ``SPACE`` -> its label: the name a Triton user knows it by (:data:`~schedlab.core.space.TRITON_NAMES`).
+#: Knob key of ``SPACE`` -> its label: the name a Triton user knows it by (:data:`~schedlab.core.knobs.TRITON_NAMES`).
 KNOB_LABELS = TRITON_NAMES
 
 #: Knob key of ``SPACE`` -> a short Chinese gloss (the figures' panel titles add it to the Triton name).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedlab.core.space import SPACE
+from schedlab.core.knobs import SPACE
 from schedlab.render.labels import KNOB_LABELS, fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_time
 from schedlab.studies.sensitivity import Sensitivity

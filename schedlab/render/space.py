@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedlab.core.space import SPACE
+from schedlab.core.knobs import SPACE
 from schedlab.render.labels import KNOB_LABELS
 from schedlab.render.table import Table
 from schedlab.studies.space import SpaceSummary

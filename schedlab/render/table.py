@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.checks import is_number
-from schedlab.core.space import GemmConfig
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.stats import Interval
 
 __all__ = [

@@ -60,11 +60,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.core.caching import memoised
-from schedlab.core.checks import check_int, check_number
+from schedlab.core.checks import check_int, check_number, check_sequence
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, config_array
 from schedlab.core.landscape import landscape
-from schedlab.core.shapes import study_shapes
-from schedlab.core.space import SPACE, as_mnk, check_sequence, config_array
+from schedlab.core.shapes import as_mnk, study_shapes
 from schedlab.core.stats import Interval, trials_interval
 from schedlab.tuning.harness import first_within, run_seeds
 from schedlab.tuning.measurer import (

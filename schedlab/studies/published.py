@@ -15,11 +15,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from schedlab.core.checks import check_sequence
 from schedlab.core.hardware import resolve_gpu
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.model import explain, gemm_time
-from schedlab.core.shapes import llm_shapes
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+from schedlab.core.shapes import as_mnk, llm_shapes
 
 __all__ = [
     "Measurement",

@@ -27,10 +27,10 @@ What it decides, and why:
 
 - A config the profile cannot launch (shared memory, registers, a warp tile under one mma)
   is dropped by :meth:`Pruner.early_config_prune`, each with its reasons
-  (:func:`schedlab.core.space.reasons`) logged on the ``schedlab.triton.hook`` logger at INFO.
+  (:func:`schedlab.core.launch.reasons`) logged on the ``schedlab.triton.hook`` logger at INFO.
   If no config of the list can launch, the first listed is kept (no estimate ranks them) and a
   warning says so: Triton raises on an empty list.
-- A shape the model refuses (:func:`schedlab.core.space.check_shape`: an empty dimension, M
+- A shape the model refuses (:func:`schedlab.core.shapes.check_shape`: an empty dimension, M
   or N over ``MAX_MN``, ``K`` over ``MAX_K``) does not stop the autotuner: the list is
   kept whole, with a warning. :meth:`Pruner.perf_model` cannot keep a list whole (Triton's
   ``top_k`` cuts it), so there it estimates every config at 0 and Triton keeps the list's first
@@ -57,8 +57,10 @@ import numpy as np
 
 from schedlab.core.checks import check_int, is_number
 from schedlab.core.hardware import Hardware, resolve_gpu
+from schedlab.core.knobs import TRITON_NAMES, GemmConfig
+from schedlab.core.launch import reasons
 from schedlab.core.model import evaluate
-from schedlab.core.space import TRITON_NAMES, GemmConfig, as_mnk, reasons
+from schedlab.core.shapes import as_mnk
 
 __all__ = [
     "TUTORIAL_ARGS",
@@ -219,7 +221,7 @@ class Pruned:
 
     ``kept`` holds the list's own entries, best estimate first, with ``estimates_ms`` beside
     them; ``dropped`` maps the index in the list of each config that cannot launch to its
-    :class:`~schedlab.core.space.Reason` s. ``refused`` is the model's message when it refused the
+    :class:`~schedlab.core.launch.Reason` s. ``refused`` is the model's message when it refused the
     shape (then ``kept`` is the whole list, unranked, and ``estimates_ms`` is empty).
     """
 

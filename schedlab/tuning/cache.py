@@ -36,9 +36,10 @@ import numpy as np
 
 from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, TRITON_NAMES, all_configs
 from schedlab.core.landscape import landscape
 from schedlab.core.measured import MeasuredLandscape
-from schedlab.core.space import SPACE, TRITON_NAMES, all_configs, as_mnk
+from schedlab.core.shapes import as_mnk
 
 __all__ = ["INVALID", "KERNEL_NAME", "read_cache", "to_cache", "cache_from_times", "write_json"]
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware
-from schedlab.core.space import SPACE, launchable
+from schedlab.core.knobs import SPACE
+from schedlab.core.launch import launchable
 
 __all__ = [
     "KNOB_SIZES",

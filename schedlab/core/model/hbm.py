@@ -21,7 +21,8 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import check_knob, check_shape
+from schedlab.core.knobs import check_knob
+from schedlab.core.shapes import check_shape
 
 #: Launch orders of at most this many waves are replayed wave by wave; longer ones in closed form over
 #: their repeating waves (:func:`_replay_closed`), whose cost does not grow with the waves. Both give
