@@ -221,7 +221,7 @@ def setup(app):
 
 # -- PDF (`make pdf`: the LaTeX builder, then latexmk with xelatex) ------------------------------------
 # xelatex with xeCJK (Sphinx loads it for zh_CN under xelatex) typesets the Chinese in Noto CJK (Debian's
-# fonts-noto-cjk). A page's tables reach LaTeX as MyST tables (schedlab.render.Table._repr_markdown_), its
+# fonts-noto-cjk). A page's tables reach LaTeX as MyST tables (schedlab.render.table.Table._repr_markdown_), its
 # figures as their PNGs: an interactive figure's static twin (schedlab.figures.style.Interactive).
 latex_engine = "xelatex"
 latex_documents = [("index", "schedlab.tex", project, author, "manual")]

@@ -136,7 +136,7 @@ def print_table(headers, rows, *, file=None) -> None:
 
 
 def print_render_table(table: Table, *, file=None) -> None:
-    """Print a :class:`schedlab.render.Table`: its title (if any), then the aligned table.
+    """Print a :class:`schedlab.render.table.Table`: its title (if any), then the aligned table.
 
     Examples
     --------
@@ -147,7 +147,7 @@ def print_render_table(table: Table, *, file=None) -> None:
     x  1
     """
     if not isinstance(table, Table):
-        raise ValueError(f"table must be a schedlab.render.Table, got {type(table).__name__}")
+        raise ValueError(f"table must be a schedlab.render.table.Table, got {type(table).__name__}")
     out = file if file is not None else sys.stdout
     if table.title:
         print(table.title, file=out)

@@ -15,8 +15,8 @@ import dataclasses
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from schedlab import H100_TC, GemmConfig, Hardware, all_configs
-from schedlab.core.knobs import config_array
+from schedlab.core.hardware import H100_TC, Hardware
+from schedlab.core.knobs import GemmConfig, all_configs, config_array
 from schedlab.core.launch import launch_checks
 
 __all__ = [

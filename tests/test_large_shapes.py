@@ -13,9 +13,10 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedlab import H100_TC, evaluate, evaluate_many, launchable
-from schedlab.core.hardware import A100_SXM4
+from schedlab.core.hardware import A100_SXM4, H100_TC
+from schedlab.core.launch import launchable
 from schedlab.core.model import hbm_bytes
+from schedlab.core.model.engine import evaluate, evaluate_many
 from schedlab.core.model.hbm import EXACT_WAVES, waves
 from schedlab.core.shapes import MAX_K, MAX_MN, check_shape
 from tests.strategies import examples

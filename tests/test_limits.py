@@ -14,8 +14,11 @@ import textwrap
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time, landscape
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.landscape import landscape
 from schedlab.core.model import hbm_bytes
+from schedlab.core.model.engine import evaluate, explain, gemm_time
 from schedlab.core.shapes import MAX_K, MAX_MN, check_shape
 
 BEST = GemmConfig(256, 128, 32, 8, 4, 1)
@@ -94,7 +97,10 @@ _PRICE_LARGEST = textwrap.dedent("""
     warnings.simplefilter("error")  # a numpy overflow warning fails the run
     limit = {limit}
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    from schedlab import H100_TC, GemmConfig, explain, landscape
+    from schedlab.core.hardware import H100_TC
+    from schedlab.core.knobs import GemmConfig
+    from schedlab.core.landscape import landscape
+    from schedlab.core.model.engine import explain
     out = []
     for shape in {shapes}:
         land = landscape(shape)

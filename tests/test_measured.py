@@ -15,9 +15,9 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from schedlab import landscape
 from schedlab.cli.main import main
 from schedlab.core.knobs import SPACE, TRITON_NAMES
+from schedlab.core.landscape import landscape
 from schedlab.core.measured import REPEAT_RTOL, MeasuredLandscape, load_compact, save_compact
 from schedlab.studies.landscapes import optimum_at_box_corner
 from schedlab.studies.measured import (

@@ -13,10 +13,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time
-from schedlab.core.knobs import config_array
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS, blocks_per_sm, hbm_bytes, tiling
+from schedlab.core.model.engine import evaluate, explain, gemm_time
 from schedlab.core.shapes import LECTURE_SHAPES
 
 MiB = 1024 * 1024

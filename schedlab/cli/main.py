@@ -29,7 +29,6 @@ import sys
 
 import numpy as np
 
-from schedlab import render
 from schedlab.cli import measured as cli_measured
 from schedlab.cli import prune as cli_prune
 from schedlab.cli import tuners as cli_tuners
@@ -43,6 +42,14 @@ from schedlab.core.landscape import landscape
 from schedlab.core.model import explain
 from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS, check_shape
+from schedlab.render.appendix import hardware_table
+from schedlab.render.buckets import bucket_table, cover_table
+from schedlab.render.gpus import profiles_table
+from schedlab.render.labels import KNOB_LABELS, STRATEGY_LABELS, fmt_shape
+from schedlab.render.landscape import top_table
+from schedlab.render.model import breakdown_summary_table, breakdown_table
+from schedlab.render.search import search_shape_table
+from schedlab.render.table import fmt_config, fmt_percent, fmt_ratio, fmt_time
 from schedlab.studies import buckets
 from schedlab.tuning.compare import compare
 from schedlab.tuning.covers import (
@@ -72,12 +79,12 @@ def cmd_demos(args) -> int:
 def cmd_top(args) -> int:
     shape = (args.M, args.N, args.K)
     land = landscape(shape, args.hw)  # validates the shape (ValueError names M, N or K)
-    print_render_table(render.top_table(land, k=args.n))
+    print_render_table(top_table(land, k=args.n))
     bd = explain(land.best, *land.shape, args.hw)
     q = land.quantiles()
     print(
-        f"\n离最快 {NEAR_TEXT} 以内的 {land.n_within(NEAR)} 个；中位数慢 {render.fmt_ratio(q[50])} 倍；"
-        f"最快配置 {render.fmt_config(land.best)} 的瓶颈是{bottleneck_phrase(bd)}。"
+        f"\n离最快 {NEAR_TEXT} 以内的 {land.n_within(NEAR)} 个；中位数慢 {fmt_ratio(q[50])} 倍；"
+        f"最快配置 {fmt_config(land.best)} 的瓶颈是{bottleneck_phrase(bd)}。"
     )
     return 0
 
@@ -85,16 +92,16 @@ def cmd_top(args) -> int:
 def cmd_explain(args) -> int:
     cfg = GemmConfig(args.BM, args.BN, args.BK, args.WARPS, args.STAGES, args.GROUP)  # ValueError names the knob
     bd = explain(cfg, args.M, args.N, args.K, args.hw)  # ValueError if it cannot launch or the shape is bad
-    print_render_table(render.breakdown_summary_table(bd))
+    print_render_table(breakdown_summary_table(bd))
     print()
-    print_render_table(render.breakdown_table(bd))
+    print_render_table(breakdown_table(bd))
     land = landscape(bd.shape, args.hw)
     rank = int((land.time_s < bd.time_s * (1 - 1e-12)).sum()) + 1
     print(
         f"\n瓶颈：{bottleneck_phrase(bd)}。"
-        f"在 {render.fmt_shape(bd.shape)} 的 {len(land.configs)} 个能启动的配置里排第 {rank}，"
-        f"是最快的 {render.fmt_ratio(bd.time_s / land.best_time_s)} 倍（最快 {render.fmt_config(land.best)}，"
-        f"{render.fmt_time(land.best_time_s)}）。"
+        f"在 {fmt_shape(bd.shape)} 的 {len(land.configs)} 个能启动的配置里排第 {rank}，"
+        f"是最快的 {fmt_ratio(bd.time_s / land.best_time_s)} 倍（最快 {fmt_config(land.best)}，"
+        f"{fmt_time(land.best_time_s)}）。"
     )
     return 0
 
@@ -120,11 +127,11 @@ def cmd_search(args) -> int:
             hw=args.hw,
             progress=report_to(bar),
         )
-    print_render_table(render.search_shape_table(comparison, shape))
+    print_render_table(search_shape_table(comparison, shape))
     n, k = len(land.configs), land.n_within(NEAR)
     print(
-        f"\n{n} 个能启动的配置里，离最优 {NEAR_TEXT} 以内的有 {k} 个（随机抽一个抽中的概率 {render.fmt_percent(k / n, 1)}）；"
-        f"最优 {render.fmt_config(land.best)}，{render.fmt_time(land.best_time_s)}。"
+        f"\n{n} 个能启动的配置里，离最优 {NEAR_TEXT} 以内的有 {k} 个（随机抽一个抽中的概率 {fmt_percent(k / n, 1)}）；"
+        f"最优 {fmt_config(land.best)}，{fmt_time(land.best_time_s)}。"
         f"表里的次数按配置的真实（无噪声）时间判断，调优器自己只看得到带噪声的测量。"
     )
     return 0
@@ -193,11 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
         ("STAGES", "stages"),
         ("GROUP", "group"),
     ):
-        p.add_argument(name, type=int, help=f"{render.KNOB_LABELS[knob]}，取 {' / '.join(map(str, SPACE[knob]))}")
+        p.add_argument(name, type=int, help=f"{KNOB_LABELS[knob]}，取 {' / '.join(map(str, SPACE[knob]))}")
     add_shape_arguments(p)
     p.set_defaults(func=cmd_explain)
 
-    labels = "；".join(f"{name}：{render.STRATEGY_LABELS[name]}" for name in STRATEGIES)
+    labels = "；".join(f"{name}：{STRATEGY_LABELS[name]}" for name in STRATEGIES)
     p = sub.add_parser(
         "search",
         help="比较搜索策略：测多少次才到最优的 5%% 以内 / compare tuning strategies",
@@ -259,13 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_gpus(args) -> int:
     names = tuple(PROFILES)
-    print_render_table(render.profiles_table(names))
+    print_render_table(profiles_table(names))
     print()
     for name in names:
         print(f"{name}：{profile(name).name}" + ("（默认）" if name == DEFAULT_PROFILE else ""))
     if args.sources:
         print()
-        print_render_table(render.hardware_table(args.hw, PROFILE_SOURCES[args.gpu]))
+        print_render_table(hardware_table(args.hw, PROFILE_SOURCES[args.gpu]))
     return 0
 
 
@@ -390,14 +397,14 @@ def cmd_buckets(args) -> int:
         power_of_two=down,
         power_of_two_up=up,
     )
-    tol_s = render.fmt_percent(tol, 1) if round(100 * tol) != 100 * tol else render.fmt_percent(tol)
+    tol_s = fmt_percent(tol, 1) if round(100 * tol) != 100 * tol else fmt_percent(tol)
     print(
         f"M × {N} × {K}：M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M（1 和每个 16 行区间的两端 16j、16j + 1），"
         f"每个 M 都要在自己最优的 {tol_s} 以内。"
     )
-    print_render_table(render.cover_table(greedy))
+    print_render_table(cover_table(greedy))
     print()
-    print_render_table(render.bucket_table([study]))
+    print_render_table(bucket_table([study]))
 
     if exact is None:
         verdict = "精确搜索超过了节点预算，没能确认贪心用的是不是最少"
@@ -407,13 +414,11 @@ def cmd_buckets(args) -> int:
         verdict = f"精确搜索找到只用 {exact.n_configs} 个配置的覆盖（贪心用了 {greedy.n_configs} 个）"
     worst_m = sw.Ms[int(np.argmax(down.slowdown))]
     lines = [
-        f"{verdict}。按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍"
-        f"（M = {worst_m}）"
+        f"{verdict}。按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {fmt_ratio(down.worst)} 倍（M = {worst_m}）"
     ]
     if up is not None:
         lines.append(
-            f"向上取用 {up.n_configs} 个，最坏慢 {render.fmt_ratio(up.worst)} 倍"
-            f"（M = {sw.Ms[int(np.argmax(up.slowdown))]}）"
+            f"向上取用 {up.n_configs} 个，最坏慢 {fmt_ratio(up.worst)} 倍（M = {sw.Ms[int(np.argmax(up.slowdown))]}）"
         )
     else:
         lines.append(f"向上取要用 M = {top_power} 的最优，它不在 1 … {Ms[-1]} 里，略去")

@@ -9,24 +9,16 @@ still displays once (it has ``_repr_png_``). Fonts and style are not set
 here: the book's ``book/matplotlibrc`` sets them (a CJK font is needed for the
 Chinese labels).
 
-One module per topic: :mod:`~schedlab.figures.style` (what every figure shares), then one
+One module per topic, each imported by name from the module that defines it (this package
+re-exports nothing): :mod:`~schedlab.figures.style` (what every figure shares), then one
 module per chapter (:mod:`~schedlab.figures.space`, :mod:`~schedlab.figures.search`, ...);
-the labels come from :mod:`schedlab.render.labels`. This face re-exports every name of
-every module's ``__all__``, so ``figures.launch_map()`` works, importing a module on first
-use (:func:`schedlab.faces.lazy_face`). A new chapter is a new module with an ``__all__``;
-no list here names it.
+the labels come from :mod:`schedlab.render.labels`.
 
 Examples
 --------
 >>> from schedlab.studies.shapes import transfer
->>> from schedlab.figures import transfer_heatmap
+>>> from schedlab.figures.shapes import transfer_heatmap
 >>> fig = transfer_heatmap(transfer())
 >>> len(fig.axes)  # the heat map and its colour bar
 2
 """
-
-from __future__ import annotations
-
-from schedlab.faces import lazy_face
-
-__getattr__, __dir__ = lazy_face(__name__, __path__)

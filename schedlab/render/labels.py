@@ -59,7 +59,7 @@ KNOB_GLOSSES = {
 #: Knob key of ``SPACE`` -> its short name in a configuration tuple's header.
 KNOB_SHORT = dict(zip(SPACE, ("BM", "BN", "BK", "warps", "stages", "GROUP_M")))
 
-#: Header of a column of configurations (:func:`schedlab.render.fmt_config`), knobs in ``SPACE`` order.
+#: Header of a column of configurations (:func:`schedlab.render.table.fmt_config`), knobs in ``SPACE`` order.
 CONFIG_HEADER = "(" + ", ".join(KNOB_SHORT.values()) + ")"
 
 # --- what the chapters compare --------------------------------------------------------------

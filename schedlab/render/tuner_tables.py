@@ -1,7 +1,7 @@
 """Tables of the search chapter's statistics: intervals, paired tests, Triton's config lists.
 
 Each function takes computed results (a comparison, sign tests, measured lists) and
-returns a :class:`schedlab.render.Table` of short strings; the numbers come from
+returns a :class:`schedlab.render.table.Table` of short strings; the numbers come from
 :mod:`schedlab.core.stats`, :mod:`schedlab.tuning.tuners` and :mod:`schedlab.triton.configs`.
 """
 
@@ -139,7 +139,7 @@ def landscape_table(groups) -> Table:
 
     Examples
     --------
-    >>> from schedlab import LECTURE_SHAPES
+    >>> from schedlab.core.shapes import LECTURE_SHAPES
     >>> from schedlab.studies.landscapes import distinct_landscapes
     >>> t = landscape_table(distinct_landscapes(LECTURE_SHAPES))
     >>> [row[1:] for row in t.rows]

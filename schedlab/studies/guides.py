@@ -147,7 +147,7 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from schedlab import GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
     >>> a = GemmConfig(bm=128, bn=128, bk=32, warps=4, stages=3, group=1)
     >>> b = GemmConfig(bm=128, bn=128, bk=64, warps=4, stages=3, group=8)
     >>> c = GemmConfig(bm=16, bn=16, bk=16, warps=1, stages=1, group=1)

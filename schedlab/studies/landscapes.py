@@ -55,7 +55,7 @@ def distinct_landscapes(shapes, factor: float = 1.05, hw: Hardware | None = None
 
     Examples
     --------
-    >>> from schedlab import LECTURE_SHAPES
+    >>> from schedlab.core.shapes import LECTURE_SHAPES
     >>> [len(g) for g in distinct_landscapes(LECTURE_SHAPES)]
     [3, 1]
     """
