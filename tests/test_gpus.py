@@ -444,10 +444,10 @@ def test_gpus_on_another_gpu_keeps_every_profile_in_its_own_column(capsys):
 
 def test_the_console_resolves_the_gpu_once_and_passes_it(capsys, monkeypatch):
     """No module reads the machine from ambient state: the demos receive the --gpu machine as an argument."""
-    from schedlab.cli import main as cli_main
+    from schedlab.cli.demos import DEMOS
 
     seen = []
-    monkeypatch.setitem(cli_main.DEMOS, 2, seen.append)
+    monkeypatch.setitem(DEMOS, 2, seen.append)
     assert run_console(["demos", "2", "--gpu", "h200-sxm"], capsys)[0] == 0
     assert seen == [H200_SXM]
     import schedlab.core.hardware as hardware

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
+import subprocess
 import sys
 
 import pytest
@@ -46,3 +48,23 @@ def test_render_and_figures_re_export_nothing(package):
     face = importlib.import_module(package)
     assert not hasattr(face, "__getattr__")
     assert {n for n in vars(face) if not n.startswith("__")} <= {m.split(".")[-1] for m in sys.modules}
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["top", "--help"], ["--gpu", "a100-sxm4", "prune", "-h"]])
+def test_help_imports_no_numerical_library_it_does_not_need(argv):
+    """``python -m schedlab --help`` imports no subcommand module (numpy, scipy, the render tables); a
+    subcommand's ``--help`` imports that subcommand's module alone."""
+    code = (
+        "import json, sys\n"
+        "from schedlab.cli.main import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        "mods = ['numpy', 'scipy', 'matplotlib', 'schedlab.render.table', 'schedlab.cli.tools', 'schedlab.cli.prune']\n"
+        "print(json.dumps({m: m in sys.modules for m in mods}), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    loaded = json.loads(out.stderr.strip().splitlines()[-1])
+    if argv == ["--help"]:
+        assert not any(loaded.values()), loaded
+    else:
+        assert loaded["schedlab.cli.tools"] == (argv[0] == "top")
+        assert loaded["schedlab.cli.prune"] == ("prune" in argv)

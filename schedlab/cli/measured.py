@@ -15,6 +15,7 @@ regenerates ``schedlab/data/measured``). ``measured-tuners`` records the real tu
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from schedlab.cli.args import int_in
@@ -29,7 +30,7 @@ from schedlab.tuning.measured import measured_context, repeat_factors
 from schedlab.tuning.records import record_measured_runs
 from schedlab.tuning.tuners import TUNERS
 
-__all__ = ["add_parsers"]
+__all__ = ["measured_arguments", "cmd_measured", "measured_tuners_arguments", "cmd_measured_tuners"]
 
 
 def _read(path: Path):
@@ -67,26 +68,22 @@ def cmd_measured_tuners(args) -> int:
     return 0
 
 
-def add_parsers(sub) -> None:
-    """Add ``measured`` and ``measured-tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    p = sub.add_parser(
-        "measured",
-        help="读真机测出的地形（Kernel Tuner 缓存文件）/ real measured landscapes",
-        description="读 Kernel Tuner 的缓存文件（JSON 或 .gz，或本包写的紧凑 .npz），打印它的结构（和模型的 4096³ 并列）"
+def measured_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "读 Kernel Tuner 的缓存文件（JSON 或 .gz，或本包写的紧凑 .npz），打印它的结构（和模型的 4096³ 并列）"
         "和本包不靠模型的策略在上面测到 5% 以内要几次；-o 另写紧凑副本（书用的 schedlab/data/measured 就是这样生成的）。"
-        " / Read Kernel Tuner cache files as measured landscapes.",
+        " / Read Kernel Tuner cache files as measured landscapes."
     )
     p.add_argument("caches", nargs="+", type=Path, help="Kernel Tuner 缓存文件（.json / .json.gz）或紧凑 .npz")
     p.add_argument("-o", "--output", type=Path, default=None, help="把紧凑副本写进这个文件夹")
     p.add_argument("--seeds", type=int_in(2, 1000), default=50, help="种子数（默认 50）")
-    p.set_defaults(func=cmd_measured)
 
-    p = sub.add_parser(
-        "measured-tuners",
-        help="记录真实调优器在真机地形上的运行 / record real tuners on measured landscapes",
-        description="让 Kernel Tuner 的策略和 Optuna 的采样器在每个真机地形上按本讲的规则各跑 --seeds 个种子，"
+
+def measured_tuners_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "让 Kernel Tuner 的策略和 Optuna 的采样器在每个真机地形上按本讲的规则各跑 --seeds 个种子，"
         "每次测量取一次记录下的重复测量；存成 runs-<名字>.npz（真实的地形一页读它）。很慢。"
-        " / Record the real tuners' runs on measured landscapes (slow).",
+        " / Record the real tuners' runs on measured landscapes (slow)."
     )
     p.add_argument("landscapes", nargs="+", type=Path, help="Kernel Tuner 缓存文件或紧凑 .npz")
     p.add_argument("--seeds", type=int_in(1, 1000), default=10, help="种子数 0 … n−1（默认 10）")
@@ -96,4 +93,3 @@ def add_parsers(sub) -> None:
     p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME", help="只跑这些")
     p.add_argument("-o", "--output", type=Path, default=Path("."), help="输出文件夹（默认当前文件夹）")
     p.add_argument("--tag", default="", help="输出文件名 runs-<名字>-<tag>.npz 的后缀（分批记录时区分）")
-    p.set_defaults(func=cmd_measured_tuners)

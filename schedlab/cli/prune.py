@@ -15,6 +15,7 @@ arguments with ``num_warps`` and ``num_stages``.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from schedlab.render.table import fmt_percent, fmt_ratio, fmt_time
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 from schedlab.triton.hook import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source
 
-__all__ = ["add_parsers"]
+__all__ = ["prune_arguments", "cmd_prune"]
 
 #: ``--configs`` names -> the list for a shape, spelled as its source spells it.
 LISTS = {
@@ -82,15 +83,12 @@ def cmd_prune(args) -> int:
     return 0
 
 
-def add_parsers(sub) -> None:
-    """Add ``prune`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    p = sub.add_parser(
-        "prune",
-        help="把 Triton 的配置列表剪到值得测的几个 / prune a Triton config list with the model",
-        description="用模型给一张 Triton 配置列表排序：不能启动的去掉，留下估计最快的 --top 个，"
+def prune_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "用模型给一张 Triton 配置列表排序：不能启动的去掉，留下估计最快的 --top 个，"
         "打印成可以直接贴进 @triton.autotune 的 triton.Config(...) 行，附每个的估计时间和跳过的比例。"
         "和 schedlab.triton.hook.Pruner 交给 prune_configs_by 的是同一段代码。"
-        " / Keep the --top configs of a list with the best estimates, as triton.Config lines.",
+        " / Keep the --top configs of a list with the best estimates, as triton.Config lines."
     )
     add_shape_arguments(p)
     p.add_argument(
@@ -102,4 +100,3 @@ def add_parsers(sub) -> None:
     )
     p.add_argument("--top", type=positive_int, default=4, help="留下几个（默认 4） / how many to keep")
     p.add_argument("--json", action="store_true", help="输出 JSON / print JSON")
-    p.set_defaults(func=cmd_prune)

@@ -15,6 +15,7 @@ the documented command that regenerates ``schedlab/data``.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
@@ -28,7 +29,7 @@ from schedlab.tuning.measurer import DEFAULT_BUDGET, DEFAULT_NOISE
 from schedlab.tuning.records import load_runs, record_runs, update_runs
 from schedlab.tuning.tuners import TUNERS
 
-__all__ = ["add_parsers"]
+__all__ = ["export_arguments", "cmd_export", "tuners_arguments", "cmd_tuners"]
 
 #: Most seeds ``tuners`` records (each seed runs every tuner: seconds per seed).
 MAX_TUNER_SEEDS = 1000
@@ -82,14 +83,11 @@ def cmd_tuners(args) -> int:
     return 0
 
 
-def add_parsers(sub) -> None:
-    """Add ``export`` and ``tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    p = sub.add_parser(
-        "export",
-        help="把一个形状的地形写成 Kernel Tuner 缓存文件 / a landscape as a Kernel Tuner cache",
-        description="把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"
+def export_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "把 M×N×K 上每个配置的测量时间（模型时间乘以这个种子的对数正态噪声，和 Measurer 一样）"
         "写成 Kernel Tuner 的缓存文件，不能启动的标为 InvalidConfig；任何调优器都可以用"
-        " kernel_tuner.tune_cache 在上面跑。 / Write the landscape as a Kernel Tuner cache file.",
+        " kernel_tuner.tune_cache 在上面跑。 / Write the landscape as a Kernel Tuner cache file."
     )
     add_shape_arguments(p)
     p.add_argument("-o", "--output", type=Path, default=Path("cache.json"), help="输出文件（默认 cache.json）")
@@ -101,14 +99,13 @@ def add_parsers(sub) -> None:
     )
     p.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0, help="噪声的种子（默认 0）")
     p.add_argument("--t4", type=Path, default=None, help="另写一份 T4 格式的结果 / also write T4 results here")
-    p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser(
-        "tuners",
-        help="记录真实调优器在一个形状上的运行 / record real tuners' runs",
-        description="在 M×N×K 上让 Kernel Tuner 的策略（模拟模式）和 Optuna 的采样器按本讲的规则各跑"
+
+def tuners_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "在 M×N×K 上让 Kernel Tuner 的策略（模拟模式）和 Optuna 的采样器按本讲的规则各跑"
         " --seeds 个种子，把每次测量的顺序存成 .npz（搜索一页读它）。很慢：每个种子几十秒。"
-        " / Record the real tuners' measurement orders (slow).",
+        " / Record the real tuners' measurement orders (slow)."
     )
     add_shape_arguments(p)
     p.add_argument("--seeds", type=int_in(1, MAX_TUNER_SEEDS), default=50, help="种子数 0 … n−1（默认 50）")
@@ -139,4 +136,3 @@ def add_parsers(sub) -> None:
     p.add_argument(
         "-o", "--output", type=Path, default=None, help="输出 .npz（默认 tuner-runs-MxNxK.npz 或 guide-runs-MxNxK.npz）"
     )
-    p.set_defaults(func=cmd_tuners)
