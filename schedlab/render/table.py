@@ -28,7 +28,6 @@ __all__ = [
     "fmt_trials",
     "fmt_ratio",
     "fmt_percent",
-    "fmt_pct",
     "fmt_config",
     "fmt_interval",
 ]
@@ -256,16 +255,21 @@ def fmt_ratio(ratio, decimals: int = 2) -> str:
     return f"{x:.{decimals}f}" if math.isfinite(x) else MISSING
 
 
-def fmt_percent(fraction, decimals: int = 0) -> str:
-    """A fraction as a percentage.
+def fmt_percent(fraction, decimals: int | None = 0) -> str:
+    """A fraction as a percentage: rounded to ``decimals`` places, or with ``decimals=None`` a setting
+    shown as given (six significant digits, no trailing zeros). Every percentage printed goes through here.
 
     Examples
     --------
     >>> fmt_percent(0.624), fmt_percent(0.9321, 1)
     ('62%', '93.2%')
+    >>> fmt_percent(0.05, None), fmt_percent(0.025, None)
+    ('5%', '2.5%')
     """
     x = check_real(fraction, "fraction")
-    return f"{100 * x:.{decimals}f}%" if math.isfinite(x) else MISSING
+    if not math.isfinite(x):
+        return MISSING
+    return f"{100 * x:.6g}%" if decimals is None else f"{100 * x:.{decimals}f}%"
 
 
 def fmt_interval(iv: Interval, percent: bool = False) -> str:
@@ -301,14 +305,3 @@ def fmt_config(cfg: GemmConfig) -> str:
     if not isinstance(cfg, GemmConfig):
         raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
     return str(cfg.as_tuple())
-
-
-def fmt_pct(fraction: float) -> str:
-    """A setting as a percentage, shown as given (no rounding).
-
-    Examples
-    --------
-    >>> fmt_pct(0.05), fmt_pct(0.025)
-    ('5%', '2.5%')
-    """
-    return f"{100 * fraction:.6g}%"
