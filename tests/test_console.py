@@ -20,7 +20,7 @@ import pytest
 from wcwidth import wcwidth
 
 from schedlab.cli.main import main
-from schedlab.console import print_observations, print_render_table, print_table, wrap
+from schedlab.console import print_observations, print_render_table, print_table
 from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS
@@ -34,6 +34,7 @@ from schedlab.render.sensitivity import sensitivity_table
 from schedlab.render.shapes import transfer_table
 from schedlab.render.space import knob_table
 from schedlab.render.table import Table, fmt_config, fmt_percent, fmt_ratio, fmt_tflops, fmt_time, fmt_trials
+from schedlab.render.wrap import wrap
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 from schedlab.studies.space import space_summary
@@ -871,3 +872,10 @@ def test_explain_shows_a_small_tflops_with_significant_digits(capsys):
     out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**17))
     (row,) = [line for line in out.splitlines() if line.startswith("TFLOPS")]
     assert float(row.split()[-1]) == pytest.approx(bd.tflops, rel=0.05)
+
+
+def test_the_figures_break_where_the_console_may_break():
+    """One set of line-breaking rules: the figures' preferred breaks are breaks the console's rules allow."""
+    from schedlab.render.wrap import BREAK_AFTER, BREAK_BEFORE, NO_LINE_END, NO_LINE_START
+
+    assert BREAK_AFTER <= NO_LINE_START and BREAK_BEFORE <= NO_LINE_END

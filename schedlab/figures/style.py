@@ -21,6 +21,8 @@ from matplotlib.colors import to_rgb, to_rgba
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from schedlab.render.wrap import break_in_two
+
 __all__ = [
     "PHONE_COLUMN_PX",
     "MIN_TEXT_CSS_PX",
@@ -194,59 +196,6 @@ def legibility(fig: Figure) -> list[DrawnText]:
     return found
 
 
-#: Characters a line may end with (and, for the opening ones, begin with) when :func:`fit_width` breaks a text.
-_BREAK_AFTER = "，。；：、）)」,;:"
-_BREAK_BEFORE = "（(「"
-
-
-def _is_wide(ch: str) -> bool:
-    """A CJK ideograph or fullwidth form: a line may break between two of them."""
-    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
-
-
-def _break_line(line: str) -> tuple[str, str] | None:
-    """``line`` split in two at its most balanced break, or None if it has none.
-
-    A break after closing punctuation or before opening punctuation comes first, then one at a
-    space, then one between two CJK characters; among the first kind the line has, the one whose
-    longer half is shortest (a CJK character counting two columns). No line may begin with
-    closing punctuation or end with opening punctuation, so a closing bracket followed by a colon
-    is never split.
-
-    Examples
-    --------
-    >>> _break_line("屋顶线：每种形状的最优配置")
-    ('屋顶线：', '每种形状的最优配置')
-    >>> _break_line("num_warps（每块的 warp 数）")
-    ('num_warps', '（每块的 warp 数）')
-    >>> _break_line("4096×4096") is None
-    True
-    >>> _break_line("方阵 4096³（4096×4096×4096）：同一个空间在四块 GPU 上")
-    ('方阵 4096³（4096×4096×4096）：', '同一个空间在四块 GPU 上')
-    """
-    punctuation, spaces, ideographs = [], [], []
-    for i in range(1, len(line)):
-        before, after = line[i - 1], line[i]
-        if after in _BREAK_AFTER or before in _BREAK_BEFORE:
-            continue  # a line would begin with a closing mark or end with an opening one
-        if before in _BREAK_AFTER or after in _BREAK_BEFORE:
-            punctuation.append(i)
-        elif after == " ":  # (the break after the space is the same one)
-            spaces.append(i)
-        elif _is_wide(before) and _is_wide(after):
-            ideographs.append(i)
-
-    def width(text: str) -> int:
-        return sum(2 if _is_wide(ch) else 1 for ch in text.strip())
-
-    for candidates in (punctuation, spaces, ideographs):
-        candidates = [i for i in candidates if line[:i].strip() and line[i:].strip()]
-        if candidates:
-            i = min(candidates, key=lambda i: max(width(line[:i]), width(line[i:])))
-            return line[:i].rstrip(), line[i:].lstrip()
-    return None
-
-
 def fit_width(fig: Figure, max_rounds: int = 12) -> None:
     """Lay ``fig`` out so that nothing it draws sticks out of its left or right edge.
 
@@ -297,7 +246,7 @@ def fit_width(fig: Figure, max_rounds: int = 12) -> None:
                 continue
             lines = s.split("\n")
             k = max(range(len(lines)), key=lambda j: len(lines[j]))
-            halves = _break_line(lines[k])
+            halves = break_in_two(lines[k])
             if halves is not None:
                 text.set_text("\n".join([*lines[:k], *halves, *lines[k + 1 :]]))
                 broke = True
