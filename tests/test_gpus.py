@@ -534,3 +534,10 @@ def test_hardware_transfer_tells_machines_apart_by_value_not_by_name():
     assert t.hardware == (H100_TC, fewer) and t.matrix.shape == (2, 2)
     with pytest.raises(ValueError, match="gpus must be distinct machines"):
         hardware_transfer((4096, 4096, 4096), ["h100-lecture", H100_TC])  # one machine under two names
+
+
+def test_every_time_part_has_one_label():
+    from schedlab.render.labels import TIME_PART_LABELS
+    from schedlab.studies.published import TIME_PARTS
+
+    assert tuple(TIME_PART_LABELS) == TIME_PARTS

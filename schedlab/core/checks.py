@@ -24,7 +24,7 @@ import math
 import numbers
 from collections.abc import Iterable
 
-__all__ = ["is_integer", "is_number", "check_int", "check_number", "check_sequence"]
+__all__ = ["is_integer", "is_number", "check_int", "check_number", "check_real", "check_sequence"]
 
 
 def is_integer(value) -> bool:
@@ -90,6 +90,20 @@ def check_number(name: str, value, minimum: float | None = None, maximum: float 
     ):
         raise ValueError(f"{name} must be a finite number{_bounds(minimum, maximum)}, got {value!r}")
     return float(value)
+
+
+def check_real(x, what: str) -> float:
+    """``x`` as a float, ``inf`` and NaN included (a table shows them as missing); a ``ValueError`` naming
+    ``what`` unless it is a real number (bool is not).
+
+    Examples
+    --------
+    >>> check_real(3, "ratio"), check_real(float("inf"), "ratio")
+    (3.0, inf)
+    """
+    if not is_number(x):
+        raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
+    return float(x)
 
 
 def check_sequence(value, name: str, what: str) -> tuple:

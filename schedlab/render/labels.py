@@ -20,6 +20,7 @@ from schedlab.core.knobs import SPACE, TRITON_NAMES
 from schedlab.core.shapes import LECTURE_SHAPES, Shape, as_mnk
 
 __all__ = [
+    "TIME_PART_LABELS",
     "KNOB_LABELS",
     "KNOB_GLOSSES",
     "KNOB_SHORT",
@@ -45,6 +46,15 @@ __all__ = [
 
 #: Knob key of ``SPACE`` -> its label: the name a Triton user knows it by (:data:`~schedlab.core.knobs.TRITON_NAMES`).
 KNOB_LABELS = TRITON_NAMES
+
+#: Part of a predicted time (:data:`schedlab.studies.published.TIME_PARTS`) -> its name.
+TIME_PART_LABELS = {
+    "launch_s": "启动和序幕",
+    "fill_epilogue_s": "填充和收尾",
+    "steps_s": "k 步（最慢的资源）",
+    "k_step_clocks_s": "每步藏不住的开销",
+    "overlap_loss_s": "流水线没藏住的",
+}
 
 #: Knob key of ``SPACE`` -> a short Chinese gloss (the figures' panel titles add it to the Triton name).
 KNOB_GLOSSES = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schedlab.core.checks import is_integer
+from schedlab.core.checks import check_real, is_integer
 from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
-from schedlab.render.table import MISSING, Table, check_real, fmt_percent, fmt_ratio
+from schedlab.render.table import MISSING, Table, fmt_percent, fmt_ratio
 from schedlab.tuning.features import FEATURE_SETS
 from schedlab.tuning.learned import METHODS, TOP_K, CrossValidation
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from schedlab.core.checks import check_int
+from schedlab.core.checks import check_int, check_real
 from schedlab.core.stats import Interval
 from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
-from schedlab.render.table import MISSING, Table, check_real, fmt_config, fmt_percent, fmt_ratio, fmt_trials
+from schedlab.render.table import MISSING, Table, fmt_config, fmt_percent, fmt_ratio, fmt_trials
 from schedlab.tuning.compare import Comparison, LocalOptima
 
 __all__ = [

@@ -14,14 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.core.checks import is_number
+from schedlab.core.checks import check_real
 from schedlab.core.knobs import GemmConfig
 from schedlab.core.stats import Interval
 
 __all__ = [
     "MISSING",
     "Table",
-    "check_real",
     "fmt_time",
     "fmt_whole",
     "fmt_tflops",
@@ -174,13 +173,6 @@ def _md_escape(text: str) -> str:
 
 # (unit, seconds per unit, decimals), smallest first
 _TIME_UNITS = (("ns", 1e-9, 0), ("µs", 1e-6, 1), ("ms", 1e-3, 2), ("s", 1.0, 2))
-
-
-def check_real(x, what: str) -> float:
-    """``x`` as a float; a ``ValueError`` naming ``what`` unless it is a real number (bool is not)."""
-    if not is_number(x):
-        raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
-    return float(x)
 
 
 def fmt_time(seconds) -> str:

@@ -34,6 +34,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from schedlab.core.checks import is_number
 from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import SPACE, TRITON_NAMES, all_configs
@@ -72,7 +73,7 @@ def _load_json(path: Path):
 
 
 def _is_time(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+    return is_number(x) and math.isfinite(x) and x > 0
 
 
 def read_cache(path) -> MeasuredLandscape:
