@@ -81,9 +81,10 @@ def read_input(path, max_bytes: int = MAX_INPUT_BYTES) -> bytes | bytearray:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as err:
         raise InputFileError(f"cannot read {path}: {err.strerror or err}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputFileError(f"cannot read {path}: not a regular file")
     with open(fd, "rb", closefd=True) as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputFileError(f"cannot read {path}: not a regular file")
         try:
             raw = f.read(max_bytes + 1)
         except OSError as err:
@@ -136,7 +137,8 @@ def write_atomically(path, write: Callable) -> Path:
     Parameters
     ----------
     path : str or Path
-        The target (checked by :func:`check_writable`). A device or pipe is written in place.
+        The target (checked by :func:`check_writable`). A device or pipe is written in place; a
+        symbolic link is written through (its target replaced, the link kept).
     write : callable
         Writes the content to the open binary file it is given.
 
@@ -147,6 +149,8 @@ def write_atomically(path, write: Callable) -> Path:
         and the temporary file is removed.
     """
     path = check_writable(path)
+    if path.is_symlink():  # write through the link to its target: the link stays a link
+        path = check_writable(path.resolve())
     if _is_stream(path):
         with open(path, "wb") as f:
             write(f)
