@@ -12,7 +12,8 @@ triton = pytest.importorskip("triton")
 tl = pytest.importorskip("triton.language")
 
 from schedlab.triton.configs import TUTORIAL_CONFIGS  # noqa: E402
-from schedlab.triton.hook import Pruner, gpu_of_device, read_config  # noqa: E402
+from schedlab.triton.device import gpu_of_device  # noqa: E402
+from schedlab.triton.hook import Pruner, read_config  # noqa: E402
 from tests.test_autotune import FP16, autotuned, triton_configs, triton_prune  # noqa: E402
 
 GOOD = triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}, num_warps=4)

@@ -66,6 +66,7 @@ from schedlab.core.checks import check_int, is_number
 from schedlab.core.hardware import Hardware, resolve_gpu
 from schedlab.core.model import evaluate
 from schedlab.core.space import TRITON_NAMES, GemmConfig, as_mnk, reasons
+from schedlab.triton.device import cuda_device, gpu_of_device
 
 __all__ = [
     "TUTORIAL_ARGS",
@@ -76,8 +77,6 @@ __all__ = [
     "UNMODELLED",
     "Pruned",
     "Pruner",
-    "cuda_device",
-    "gpu_of_device",
     "read_config",
     "config_kwargs",
     "flat_config",
@@ -94,8 +93,6 @@ log = logging.getLogger(__name__)
 TUTORIAL_ARGS = MappingProxyType({"M": ("M", "m"), "N": ("N", "n"), "K": ("K", "k"), "dtype": ("a_ptr", "a", "A")})
 #: Settings the model does not price, with the value it assumes: a config that sets another is kept unranked.
 UNMODELLED = MappingProxyType({"SPLIT_K": 1, "maxnreg": None})
-#: Device memory above which a compute-capability-9.0 GPU is an H200 (141 GB) rather than an H100 (80 GB).
-H200_MIN_BYTES = 100 * 2**30
 #: Triton's matmul tutorial's keys (``BLOCK_SIZE_M`` ...) and PyTorch Inductor's (``BLOCK_M`` ...).
 TUTORIAL_KEYS = MappingProxyType(
     {"bm": "BLOCK_SIZE_M", "bn": "BLOCK_SIZE_N", "bk": "BLOCK_SIZE_K", "group": "GROUP_SIZE_M"}
@@ -255,37 +252,6 @@ def triton_source(config) -> str:
     r = config_record(config)
     ctas = "" if r["num_ctas"] == 1 else f", num_ctas={r['num_ctas']}"
     return f"triton.Config({r['kwargs']!r}, num_warps={r['num_warps']}, num_stages={r['num_stages']}{ctas})"
-
-
-def cuda_device() -> tuple[int, int, int] | None:
-    """``(major, minor, memory_bytes)`` of the current CUDA device as torch sees it, or ``None`` without one."""
-    try:
-        import torch
-
-        if not torch.cuda.is_available():
-            return None
-        props = torch.cuda.get_device_properties(torch.cuda.current_device())
-        return props.major, props.minor, props.total_memory
-    except Exception:  # no torch, no driver: no device to name
-        return None
-
-
-def gpu_of_device(device: tuple[int, int, int] | None) -> str | None:
-    """The profile name of a device ``(major, minor, memory_bytes)``, or ``None`` if no profile describes it.
-
-    Examples
-    --------
-    >>> gpu_of_device((9, 0, 80 * 2**30)), gpu_of_device((9, 0, 141 * 10**9)), gpu_of_device((8, 0, 80 * 2**30))
-    ('h100-sxm', 'h200-sxm', 'a100-sxm4')
-    >>> gpu_of_device((8, 9, 24 * 2**30)) is None
-    True
-    """
-    if device is None:
-        return None
-    major, minor, memory = device
-    if (major, minor) == (9, 0):
-        return "h200-sxm" if memory > H200_MIN_BYTES else "h100-sxm"
-    return "a100-sxm4" if (major, minor) == (8, 0) else None
 
 
 @dataclass(frozen=True)
