@@ -34,21 +34,48 @@ __all__ = ["measured_arguments", "cmd_measured", "measured_tuners_arguments", "c
 
 
 def _read(path: Path):
-    """A cache file or a compact ``.npz``, as a MeasuredLandscape."""
-    return load_compact(path) if path.suffix == ".npz" else read_cache(path)
+    """A cache file or a compact ``.npz``, as a MeasuredLandscape (a progress bar on a terminal for a long read)."""
+    if path.suffix == ".npz":
+        return load_compact(path)
+    with progress_bar(desc=path.name, unit="项") as bar:
+        return read_cache(path, progress=report_to(bar))
 
 
 def _stem(path: Path) -> str:
     return path.name.removesuffix(".gz").removesuffix(".json").removesuffix(".npz")
 
 
+def _distinct_stems(paths) -> None:
+    """Refuse two inputs that would share an output name (``d1/x.json`` and ``d2/x.json.gz``: both ``x``)."""
+    if len(set(paths)) != len(paths):
+        raise ValueError(f"a file is given twice: {' '.join(str(p) for p in paths)}")
+    seen: dict[str, Path] = {}
+    for path in paths:
+        other = seen.setdefault(_stem(path), path)
+        if other != path:
+            raise ValueError(f"{other} and {path} would both be written as {_stem(path)}.npz; rename one")
+
+
+def _context(path: Path, m):
+    """``measured_context(m)`` once ``m`` has repeats to draw from; a refusal names the path given."""
+    try:
+        repeat_factors(m, 0)
+        return measured_context(m)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
 def cmd_measured(args) -> int:
-    lands = {path: _read(path) for path in args.caches}  # every file read (and checked) before any is written
+    _distinct_stems(args.caches)
+    lands = {path: _read(path) for path in args.caches}
+    contexts = {_stem(p): _context(p, m) for p, m in lands.items()}  # every file read and checked ...
     if args.output is not None:
+        if args.output.exists() and not args.output.is_dir():
+            raise ValueError(f"cannot write into {args.output}: it is not a folder")
         args.output.mkdir(parents=True, exist_ok=True)
-        for path, m in lands.items():
-            print(f"紧凑副本 / compact copy: {save_compact(m, check_writable(args.output / f'{_stem(path)}.npz'))}")
-    contexts = {_stem(p): measured_context(m) for p, m in lands.items()}
+        outputs = {path: check_writable(args.output / f"{_stem(path)}.npz") for path in lands}
+        for path, m in lands.items():  # ... before any is written
+            print(f"紧凑副本 / compact copy: {save_compact(m, outputs[path])}")
     print_render_table(structure_table([structure(c, n) for n, c in contexts.items()] + [model_structure()]))
     factors = {_stem(p): (lambda s, m=m: repeat_factors(m, s)) for p, m in lands.items()}
     print()
@@ -57,11 +84,15 @@ def cmd_measured(args) -> int:
 
 
 def cmd_measured_tuners(args) -> int:
+    _distinct_stems(args.landscapes)
+    lands = {path: _read(path) for path in args.landscapes}  # every file read and checked before any work
+    for path, m in lands.items():
+        _context(path, m)
     args.output.mkdir(parents=True, exist_ok=True)
-    for path in args.landscapes:
-        m = _read(path)
-        tag = f"-{args.tag}" if args.tag else ""
-        output = check_writable(args.output / f"runs-{_stem(path)}{tag}.npz")  # before minutes of work
+    tag = f"-{args.tag}" if args.tag else ""
+    outputs = {path: check_writable(args.output / f"runs-{_stem(path)}{tag}.npz") for path in lands}
+    for path, m in lands.items():
+        output = outputs[path]
         with progress_bar(desc=_stem(path), unit="次运行") as bar:
             runs = record_measured_runs(m, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, report_to(bar))
         print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")

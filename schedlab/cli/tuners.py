@@ -16,12 +16,15 @@ the documented command that regenerates ``schedlab/data``.
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, int_in, noise_sigma
 from schedlab.cli.progress import progress_bar, report_to
 from schedlab.core.files import check_writable
 from schedlab.core.hardware import DEFAULT_PROFILE
+from schedlab.core.landscape import landscape
 from schedlab.studies.guides import REAL, record_guide_runs
 from schedlab.tuning.cache import write_json
 from schedlab.tuning.export import cache_document, t4_document
@@ -35,14 +38,27 @@ __all__ = ["export_arguments", "cmd_export", "tuners_arguments", "cmd_tuners"]
 MAX_TUNER_SEEDS = 1000
 
 
+def _write(document: dict, path: Path):
+    """``document`` as strict JSON (no NaN or Infinity) to ``path``, or to stdout for ``-``."""
+    if str(path) == "-":
+        sys.stdout.write(json.dumps(document, allow_nan=False) + "\n")
+        return "stdout"
+    return write_json(document, path)
+
+
 def cmd_export(args) -> int:
     shape = (args.M, args.N, args.K)
-    outputs = [(check_writable(args.output), cache_document)]  # every path checked before any is written
-    if args.t4 is not None:
-        outputs.append((check_writable(args.t4), t4_document))
-    written = [write_json(document(shape, args.noise, args.seed, args.hw), path) for path, document in outputs]
+    outputs = [(args.output, cache_document)] + ([(args.t4, t4_document)] if args.t4 is not None else [])
+    targets = [str(p) if str(p) == "-" else str(p.resolve()) for p, _ in outputs]
+    if len(set(targets)) != len(targets):
+        raise ValueError(f"-o and --t4 name the same file ({args.output}); give two outputs")
+    for path, _ in outputs:  # every path checked before any is written
+        if str(path) != "-":
+            check_writable(path)
+    written = [_write(document(shape, args.noise, args.seed, args.hw), path) for path, document in outputs]
     for label, path in zip(("Kernel Tuner 缓存文件 / cache file", "T4 结果 / T4 results"), written):
-        print(f"{label}: {path}")
+        if path != "stdout":
+            print(f"{label}: {path}")
     return 0
 
 
@@ -62,17 +78,22 @@ def cmd_tuners(args) -> int:
             )
         print(f"σ {runs.sigmas} × {len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子: {runs.save(output)}")
         return 0
+    budget = min(args.budget, len(landscape(shape, args.hw).configs))  # no more than the space holds
     old = None
     if args.update:
         if not args.tuner or not output.exists():
             raise SystemExit("--update needs --tuner NAME ... and an existing output file to update")
-        old = load_runs(output)
+        old = load_runs(output)  # ValueError naming it if it holds no runs: checked before the work
+        wanted = {"seeds": tuple(range(args.seeds)), "budget": budget, "noise": args.noise}
+        differ = [k for k, v in wanted.items() if getattr(old, k) != v]
+        if differ:
+            raise ValueError(f"{output} was recorded with other {', '.join(differ)}; record all of it again")
     with progress_bar(desc="调优器", unit="次运行") as bar:
         runs = record_runs(
             shape,
             args.tuner or tuple(TUNERS),
             range(args.seeds),
-            args.budget,
+            budget,
             args.noise,
             args.hw,
             progress=report_to(bar),

@@ -21,6 +21,7 @@ from schedlab.core.stats import Interval
 __all__ = [
     "MISSING",
     "Table",
+    "fmt_share",
     "fmt_time",
     "fmt_whole",
     "fmt_tflops",
@@ -262,6 +263,26 @@ def fmt_percent(fraction, decimals: int | None = 0) -> str:
     if not math.isfinite(x):
         return MISSING
     return f"{100 * x:.6g}%" if decimals is None else f"{100 * x:.{decimals}f}%"
+
+
+def fmt_share(fraction, decimals: int = 0) -> str:
+    """A share as a percentage that never shows a nonzero share as 0 % or a share under one as 100 %.
+
+    More decimals are shown until the rounding no longer hides it (at most 6, then ``<`` / ``>``).
+
+    Examples
+    --------
+    >>> fmt_share(0.75), fmt_share(1 - 3 / 240_000), fmt_share(1e-9), fmt_share(1.0), fmt_share(0.0)
+    ('75%', '99.999%', '<0.000001%', '100%', '0%')
+    """
+    x = check_real(fraction, "fraction")
+    if not math.isfinite(x):
+        return MISSING
+    for d in range(decimals, 7):
+        text = f"{100 * x:.{d}f}"
+        if (float(text) != 0 or x == 0) and (float(text) != 100 or x == 1):
+            return f"{text}%"
+    return f"<{10**-6:.6f}%" if x < 0.5 else f">{100 - 10**-6:.6f}%"
 
 
 def fmt_interval(iv: Interval, percent: bool = False) -> str:

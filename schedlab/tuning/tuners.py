@@ -204,7 +204,7 @@ def _measured_order(library: str, strategy: str, context: SearchContext, budget:
     tables = context.neighbours
 
     def index_of(positions):  # positions on the varying knobs -> index, -1: cannot be measured
-        return int(tables.full_to_launch[int(np.dot(positions, tables.strides))])
+        return int(tables.index_of(positions))
 
     varying, names = measured.varying(), measured.knob_names
     if library == "optuna":
