@@ -3,7 +3,7 @@
 The data checks compare what is drawn (image arrays, bar heights, line data, scatter
 offsets, annotations) with the analysis records, or with the scalar public API where the
 figure aggregates (``static_valid`` for the launch map). The rendering checks load the
-book's ``book/matplotlibrc`` and fail on matplotlib's "Glyph ... missing from font"
+lecture's ``schedlab/figures/matplotlibrc`` and fail on matplotlib's "Glyph ... missing from font"
 warning, which the book build turns into an error.
 """
 
@@ -35,7 +35,7 @@ from schedlab.render.labels import KNOB_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SQUARE = (4096, 4096, 4096)
 
