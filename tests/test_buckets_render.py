@@ -34,7 +34,7 @@ from schedlab.tuning.covers import decode_ms, exact_cover, greedy_cover, power_o
 from schedlab.tuning.features import FEATURE_SETS
 from tests.test_console import _Terminal, table_with
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 #: A small grid holding every power of two it needs (both roundings) and the 16 j + 1 points.
 GRID = (1, 16, 17, 32, 33, 64, 65, 96, 97, 128)
 PROJECTIONS = (("O", 4096, 4096), ("QKV", 6144, 4096))

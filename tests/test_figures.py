@@ -3,7 +3,7 @@
 The data checks compare what is drawn (image arrays, bar heights, line data, scatter
 offsets, annotations) with the analysis records, or with the scalar public API where the
 figure aggregates (``static_valid`` for the launch map). The rendering checks load the
-book's ``book/matplotlibrc`` and fail on matplotlib's "Glyph ... missing from font"
+lecture's ``schedlab/figures/matplotlibrc`` and fail on matplotlib's "Glyph ... missing from font"
 warning, which the book build turns into an error.
 """
 
@@ -40,7 +40,7 @@ from schedlab.render.labels import KNOB_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SQUARE = (4096, 4096, 4096)
 
@@ -161,9 +161,10 @@ def test_renders_without_missing_glyphs(name, book_rc, close, caplog):
 
 def test_glyph_check_catches_a_font_without_cjk(close, caplog):
     """The check above can fail: with DejaVu Sans alone, the Chinese labels have no glyphs."""
+    fig = transfer_heatmap(transfer())  # in the package's style (a CJK font) ...
+    close(fig)
+    # ... drawn with the sans-serif list cut to DejaVu Sans (fonts are looked up when the text is drawn)
     with matplotlib.rc_context({"font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"]}):
-        fig = transfer_heatmap(transfer())
-        close(fig)
         problems = render(fig, caplog)
     assert any("missing from font" in p for p in problems)
 

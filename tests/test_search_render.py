@@ -38,7 +38,7 @@ from schedlab.render.table import fmt_trials  # noqa: E402
 from schedlab.tuning.compare import compare, descent_local_optima  # noqa: E402
 from schedlab.tuning.strategies import STRATEGIES  # noqa: E402
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 SQUARE, DECODE = (4096, 4096, 4096), (16, 4096, 4096)
 CELL = re.compile(r"^(\d+|—)\u00a0/\u00a0(\d+|—)\u00a0\((\d+(?:\.\d)?)%\)$")
 

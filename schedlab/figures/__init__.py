@@ -5,9 +5,9 @@ Every function here is pure: it reads the records of :mod:`schedlab.studies`
 number is computed twice. The figures are built with :class:`~matplotlib.figure.Figure`
 directly, not through :mod:`matplotlib.pyplot`, so nothing is registered with a
 GUI or notebook backend and nothing needs closing; in a notebook a returned figure
-still displays once (it has ``_repr_png_``). Fonts and style are not set
-here: the book's ``book/matplotlibrc`` sets them (a CJK font is needed for the
-Chinese labels).
+still displays once (it has ``_repr_png_``). Every figure is made in the lecture's
+style (:func:`~schedlab.figures.style.apply_style`: ``schedlab/figures/matplotlibrc``,
+a CJK font included), on the site, in a notebook and from the console alike.
 
 One module per topic, each imported by name from the module that defines it (this package
 re-exports nothing): :mod:`~schedlab.figures.style` (what every figure shares), then one

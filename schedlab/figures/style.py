@@ -1,5 +1,11 @@
-"""What every figure shares: a figure that shows itself in a notebook, the ratio ticks, and the
-legibility rules every figure keeps (text size at phone width, text contrast).
+"""What every figure shares: the lecture's style (fonts, CJK included, sizes, colours), a figure that shows
+itself in a notebook, the ratio ticks, and the legibility rules every figure keeps (text size at phone width,
+text contrast).
+
+:func:`new_figure` applies the style (:data:`STYLE_FILE`, carried by the wheel) to matplotlib's ``rcParams``
+each time the package makes a figure, so a figure looks the same on the site, in a downloaded notebook and
+from the console, whatever rc file or backend (Jupyter's inline one resets some) was active before. Where no
+CJK font is installed, it warns once (:class:`MissingCJKFontWarning`) and says which package fixes it.
 
 A page shows a figure's PNG as wide as the text column; on a phone that column is
 :data:`PHONE_COLUMN_PX` CSS pixels, so a PNG ``W`` pixels wide is scaled by
@@ -11,11 +17,14 @@ test reads back beside the width the phone really shows.
 from __future__ import annotations
 
 import base64
+import functools
 import io
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
-from matplotlib import rcParams
+from matplotlib import font_manager, rc_params_from_file, rcParams
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb, to_rgba
 from matplotlib.figure import Figure
@@ -24,6 +33,10 @@ from matplotlib.text import Text
 from schedlab.render.wrap import break_in_two
 
 __all__ = [
+    "STYLE_FILE",
+    "CJK_FONTS",
+    "MissingCJKFontWarning",
+    "apply_style",
     "PHONE_COLUMN_PX",
     "MIN_TEXT_CSS_PX",
     "MIN_CONTRAST",
@@ -38,6 +51,56 @@ __all__ = [
     "legibility",
     "fit_width",
 ]
+
+#: The lecture's matplotlib rc file: fonts, sizes, colours (applied by :func:`apply_style`).
+STYLE_FILE = Path(__file__).with_name("matplotlibrc")
+#: The CJK font the site's figures are drawn with, and how to install it (Debian and Ubuntu).
+CJK_FONT, CJK_PACKAGE = "WenQuanYi Micro Hei", "fonts-wqy-microhei"
+
+
+class MissingCJKFontWarning(UserWarning):
+    """No font of the style's ``font.sans-serif`` list has CJK glyphs: Chinese text would draw as boxes."""
+
+
+@functools.cache
+def _style() -> dict:
+    return dict(rc_params_from_file(STYLE_FILE, use_default_template=False))
+
+
+#: The CJK fonts the style names (``font.sans-serif`` less its Latin fallback), first choice first.
+CJK_FONTS = tuple(f for f in _style()["font.sans-serif"] if f != "DejaVu Sans")
+
+
+@functools.cache
+def _cjk_font_found() -> str | None:
+    """The first CJK font of the style that matplotlib finds, else None (warned once per process)."""
+    for family in CJK_FONTS:
+        try:
+            return font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+        except ValueError:
+            continue
+    warnings.warn(
+        f"schedlab: no CJK font found ({', '.join(CJK_FONTS)}), so Chinese text in figures will draw as boxes. "
+        f"Install {CJK_FONT} (Debian/Ubuntu: sudo apt-get install {CJK_PACKAGE}), then delete matplotlib's "
+        "font cache (~/.cache/matplotlib/fontlist-*.json) and restart Python.",
+        MissingCJKFontWarning,
+        stacklevel=4,
+    )
+    return None
+
+
+def apply_style() -> None:
+    """Set matplotlib's ``rcParams`` to the lecture's style (:data:`STYLE_FILE`); warn once if no CJK font is found.
+
+    Examples
+    --------
+    >>> apply_style()
+    >>> rcParams["font.sans-serif"][0], rcParams["axes.spines.top"]
+    ('WenQuanYi Micro Hei', False)
+    """
+    rcParams.update(_style())
+    _cjk_font_found()
+
 
 #: Width of the text column on a 390 px phone (the theme's article padding taken off), CSS px.
 PHONE_COLUMN_PX = 342
@@ -330,7 +393,9 @@ class Interactive:
 
 
 def new_figure(height_ratio: float, width: float | None = None) -> Figure:
-    """A constrained-layout figure as wide as the rc default, ``height_ratio`` times as tall."""
+    """A constrained-layout figure in the lecture's style (:func:`apply_style`), as wide as the style's default,
+    ``height_ratio`` times as tall."""
+    apply_style()
     w = rcParams["figure.figsize"][0] if width is None else width
     return _ShownFigure(figsize=(w, w * height_ratio), layout="constrained")
 
