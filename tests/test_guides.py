@@ -9,6 +9,7 @@ from schedlab.core.hardware import H100_TC, KiB
 from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.launch import launchable
+from schedlab.core.stats import holm
 from schedlab.figures.guides import guide_sweep
 from schedlab.render.guides import guide_table
 from schedlab.studies import guides
@@ -123,7 +124,7 @@ def test_study_rejects_bad_arguments():
     with pytest.raises(ValueError, match="truth"):
         g.cell("σ = 5 %", "random")
     with pytest.raises(ValueError, match="blind"):
-        guides.guide_study(SQUARE, [guides.field_truth(0.0)], ["top-k model"], seeds=range(2)).best_blind("σ = 0 %")
+        guides.guide_study(SQUARE, [guides.field_truth(0.0)], ["top-k model"], seeds=range(2)).lowest_blind("σ = 0 %")
 
 
 def test_ablation_with_our_features_is_model_guided_search():
@@ -180,3 +181,12 @@ def test_view_tables_and_figure():
     assert list(ax.lines[0].get_xdata()) == [0.0, 10.0]
     with pytest.raises(ValueError, match="GuideStudy"):
         guide_table("x")
+
+
+def test_guide_family_adjusts_over_every_shape_truth_and_blind_tuner():
+    truths = [guides.field_truth(0.0), guides.field_truth(0.05)]
+    g = guides.guide_study(SQUARE, truths, ["top-k model", "random", "descent"], seeds=range(10))
+    family = guides.guide_family([g])
+    assert sorted(family) == sorted((SQUARE, t.name, b) for t in truths for b in ("random", "descent"))
+    raw = [v.p_value for v in family.values()]
+    assert [v.p_holm for v in family.values()] == pytest.approx(holm(raw).tolist())  # one family of four

@@ -58,6 +58,7 @@ def test_kernel_tuners_problem_size_spellings(tmp_path, size, expected):
             "no entry has a valid time",
         ),
         (json.dumps(cache({"a": [1, 1]}, {"1": {"time": 1.0}})), "lists a value twice"),
+        (json.dumps(cache({}, {"": {"time": 1.0}})), "names no knob"),  # found by the property below
     ],
 )
 def test_hostile_json_is_one_line_naming_the_file(tmp_path, text, message):

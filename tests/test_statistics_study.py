@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from schedlab.core.stats import bootstrap_interval, sign_test
+from schedlab.core.stats import sign_test
 from schedlab.studies import statistics
 
 
@@ -74,23 +74,15 @@ def test_corrections_reject_bad_p_values():
         statistics.corrections([])
 
 
-def test_median_interval_with_scipy_equals_the_pages_numpy_bootstrap():
-    """scipy.stats.bootstrap and core.stats.bootstrap_interval draw the same resamples from the same seed."""
-    rng = np.random.default_rng(7)
-    trials = np.where(rng.random(40) < 0.2, np.inf, rng.integers(5, 300, 40).astype(float))
-    low, high, medians = statistics.median_interval(trials)
-    iv = bootstrap_interval(trials)
-    assert medians.shape == (2000,)
-    # the same resampled medians: their order-statistic percentiles are core.stats' ends exactly
-    assert np.quantile(medians, [0.025, 0.975], method="inverted_cdf").tolist() == [iv.low, iv.high]
-    # scipy interpolates between neighbouring resampled medians
-    assert np.quantile(medians, 0.025, method="lower") <= low <= np.quantile(medians, 0.025, method="higher")
-    assert np.quantile(medians, 0.975, method="lower") <= high <= np.quantile(medians, 0.975, method="higher")
-
-
-def test_median_interval_needs_a_finite_trial():
-    with pytest.raises(ValueError, match="finite"):
-        statistics.median_interval([math.inf, math.inf])
+@pytest.mark.parametrize("n", [6, 10, 20, 30, 50, 100])
+def test_median_ranks_are_the_ranks_scipys_quantile_test_takes(n):
+    """The page's binomial ranks by hand and scipy.stats.quantile_test's interval pick the same order statistics."""
+    r = statistics.median_ranks(n)
+    ci = scipy_stats.quantile_test(np.arange(1.0, n + 1), p=0.5).confidence_interval(0.95)
+    assert (r.low, r.high) == (ci.low, ci.high)
+    assert r.coverage >= 0.95
+    below = sum(math.comb(n, i) for i in range(r.low)) / 2**n  # P(B < low), exact integers
+    assert below <= 0.025 < below + math.comb(n, r.low) / 2**n  # the largest rank that keeps the tail
 
 
 def test_pair_tests_on_the_search_pages_data_match_the_pages_sign_test():

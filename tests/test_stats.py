@@ -1,4 +1,4 @@
-"""Bootstrap intervals, sign tests and random search's closed form (schedlab.core.stats) against independent values."""
+"""Order-statistic intervals, sign tests with Holm and random search's closed form (schedlab.core.stats) against independent values."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import scipy.stats
 
 from schedlab.core.landscape import landscape
 from schedlab.core.stats import (
-    bootstrap_interval,
     holm,
+    leading_group,
     order_statistic,
+    paired_family,
+    quantile_interval,
     random_search_odds,
     reach_interval,
     sign_test,
@@ -79,15 +81,58 @@ def test_holm_against_bonferroni_and_by_hand():
         holm([0.1, 1.5])
 
 
-def test_bootstrap_interval_agrees_with_scipys_interval_where_it_interpolates_nothing():
-    # a finite sample: scipy's own (interpolated) ends and our order-statistic ends of the same
-    # resamples differ by less than one step between neighbouring sample values
-    x = np.arange(1.0, 61.0)
-    ours = bootstrap_interval(x, seed=3)
-    res = scipy.stats.bootstrap(
-        (x,), np.median, method="percentile", n_resamples=2000, rng=np.random.default_rng(3), vectorized=True
-    )
-    assert abs(ours.low - res.confidence_interval.low) <= 1 and abs(ours.high - res.confidence_interval.high) <= 1
+def _binomial_ranks(n, q, level=0.95):
+    """The order-statistic interval's ranks by hand: exact integer binomial sums, no scipy."""
+    pmf = [math.comb(n, i) * q**i * (1 - q) ** (n - i) for i in range(n + 1)]
+    tail = (1 - level) / 2
+    low = max(j for j in range(0, n + 1) if sum(pmf[:j]) <= tail)  # P(B <= low - 1) within the tail
+    high = min(j for j in range(0, n + 1) if sum(pmf[j:]) <= tail)  # P(B >= high) within the tail
+    return low, high
+
+
+@pytest.mark.parametrize("n, q", [(50, 0.5), (100, 0.5), (30, 0.5), (50, 0.9), (100, 0.9)])
+def test_quantile_interval_ranks_are_the_binomial_ones(n, q):
+    low, high = _binomial_ranks(n, q)
+    iv = quantile_interval(np.arange(1.0, n + 1), q)  # the value of rank r is r
+    assert (iv.low, iv.high) == (float(low), float(high) if high <= n else math.inf)
+
+
+def test_quantile_interval_covers_the_true_median_at_least_95_percent_of_the_time():
+    # distribution-free: exponential(1) with a third of the seeds censored at the budget
+    rng = np.random.default_rng(0)
+    true_median = np.log(2)
+    covered = 0
+    for _ in range(400):
+        x = rng.exponential(size=50)
+        x[x > 1.1] = math.inf  # censored: only known to be larger
+        iv = quantile_interval(x)
+        covered += iv.low <= true_median <= iv.high
+    assert covered / 400 >= 0.93
+
+
+def test_quantile_interval_keeps_censored_seeds_as_ranks():
+    x = np.array([3.0] * 40 + [math.inf] * 60)
+    iv = quantile_interval(x)
+    assert iv.estimate == math.inf and iv.high == math.inf and iv.low == 3.0  # rank 40 lies in the interval
+
+
+def test_paired_family_holds_every_pair_and_adjusts_over_them():
+    rng = np.random.default_rng(2)
+    samples = {name: rng.integers(1, 100, size=40).astype(float) for name in "abcd"}
+    family = paired_family(samples)
+    assert [(v.a, v.b) for v in family] == [(a, b) for i, a in enumerate("abcd") for b in "abcd"[i + 1 :]]
+    assert [v.p_holm for v in family] == pytest.approx(holm([v.p_value for v in family]).tolist())
+    one = paired_family(samples, [("a", "b")])[0]
+    assert one.p_holm == one.p_value  # a family of one is not adjusted
+
+
+def test_leading_group_names_one_tuner_only_where_the_test_separates():
+    seeds = np.arange(20.0)
+    fast, slow = seeds, seeds + 1  # fast wins every seed: p = 2 / 2**20
+    assert leading_group({"fast": fast, "slow": slow}) == ("fast",)
+    wobble = slow.copy()
+    wobble[::2] -= 2  # the same median region, wins and losses split
+    assert leading_group({"fast": fast, "wobble": wobble}) == ("fast", "wobble")
 
 
 def test_sign_test_counts_never_reached_as_more_trials():
@@ -95,28 +140,13 @@ def test_sign_test_counts_never_reached_as_more_trials():
     assert (st.wins, st.losses, st.ties) == (2, 0, 1)
 
 
-def test_bootstrap_interval_covers_the_true_median_about_95_percent_of_the_time():
-    rng = np.random.default_rng(0)
-    true_median = np.log(2)  # exponential(1)
-    covered = 0
-    for rep in range(200):
-        iv = bootstrap_interval(rng.exponential(size=60), "median", n_resamples=500, seed=rep)
-        covered += iv.low <= true_median <= iv.high
-    assert 0.88 <= covered / 200 <= 0.99
-
-
-def test_bootstrap_keeps_inf_and_is_seeded():
-    x = np.array([3.0] * 40 + [math.inf] * 60)
-    iv = bootstrap_interval(x, "median")
-    assert iv.estimate == math.inf and iv.high == math.inf
-    assert bootstrap_interval(x, "p90", seed=4) == bootstrap_interval(x, "p90", seed=4)
-
-
 def test_bad_inputs_are_named():
-    with pytest.raises(ValueError, match="statistic must be one of"):
-        bootstrap_interval([1, 2], "mean")
+    with pytest.raises(ValueError, match="q must be in"):
+        quantile_interval([1, 2], 1.5)
     with pytest.raises(ValueError, match="NaN"):
-        bootstrap_interval([1, np.nan])
+        quantile_interval([1, np.nan])
+    with pytest.raises(ValueError, match="unknown: \\['z'\\]"):
+        paired_family({"a": [1, 2], "b": [2, 3]}, [("a", "z")])
     with pytest.raises(ValueError, match="pair up"):
         sign_test([1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="k must be at most n"):

@@ -1,37 +1,48 @@
-"""Statistics for comparing tuners: bootstrap intervals, paired sign tests, random search in closed form.
+"""Statistics for comparing tuners: order-statistic intervals, paired sign tests with Holm, random search in closed form.
 
-Numbers of trials are heavy-tailed and can be ``inf`` (the run never got there within
-its budget), so every statistic here is an order statistic or a count, never a mean:
+Numbers of trials are heavy-tailed and *censored*: a run that did not get there within its
+budget is only known to need more (``inf``, shown as "—"). So every statistic here is an order
+statistic or a count, never a mean, and every interval and test uses only the order of the
+trials, which censoring does not hide:
 
-- :func:`bootstrap_interval`: a percentile-bootstrap 95 % interval for a median or a 90th
-  percentile, resampling seeds with ``scipy.stats.bootstrap`` (seeded, reproducible);
+- :func:`quantile_interval`: the distribution-free (binomial) interval of a median or a 90th
+  percentile, two order statistics of the sample (``scipy.stats.quantile_test``); a censored
+  seed still has its rank (after every seed that got there), so the interval stays exact;
 - :func:`reach_interval`: the share of seeds that got there, with its exact (Clopper--Pearson)
-  95 % interval, ``scipy.stats.binomtest(...).proportion_ci(method="exact")``;
+  95 % interval, ``scipy.stats.binomtest(...).proportion_ci(method="exact")``; one interval per
+  landscape: seeds on different machines are not draws of one binomial;
 - :func:`trials_interval`: what every chapter reports of trials-to-goal over seeds -- the
   median with its interval, the 90th percentile and the reach with its interval --
   as one :class:`Interval` (:func:`schedlab.render.table.fmt_interval` writes it);
 - :func:`sign_test`: two strategies run with the same seeds meet the same noise, so
   their trials pair up by seed; the exact two-sided sign test (``scipy.stats.binomtest``)
   asks whether one wins more seeds than a fair coin would (ties, ``inf`` against ``inf``
-  included, dropped);
+  included, dropped). Not Wilcoxon's signed-rank test: it ranks the differences, and a
+  difference with a censored seed in it has no size;
 - :func:`holm`: Holm's step-down adjustment of the p-values of every comparison a page makes,
   so that the chance of any false "significant" among them stays under the level;
+- :func:`paired_family`: the sign test of every pair of a family, Holm over the family, and
+  which of the two needs fewer trials where the adjusted p-value separates them;
+  :func:`leading_group` names the tuners the family cannot tell from the one with the lowest
+  median (a "best" tuner only when that group is one tuner);
 - :func:`random_search_odds`: uniform random search without replacement has a closed
   form -- with ``k`` good configs among ``n``, the chance that none of the first ``t``
   draws is good is ``C(n - k, t) / C(n, t)`` -- so its median and 90th percentile need no
   simulation (noise-free; with noise the believed best can differ from the first good draw).
 
-The tests are scipy's; what is ours is only what scipy does not do: the order-statistic ends of
-a bootstrap interval (:func:`bootstrap_interval` says why) and Holm's adjustment (scipy's
-``false_discovery_control`` is Benjamini--Hochberg, which bounds the expected share of false
-discoveries, not the chance of any: the claim the search page makes is "no comparison called
-real is luck", which is a family-wise error rate).
+No verdict here, or on any page, comes from whether two intervals overlap: an interval says how
+sure one number is; whether two tuners differ is the paired test's question (the statistics
+page shows why overlap answers it wrongly). The tests are scipy's; what is ours is Holm's
+adjustment (scipy's ``false_discovery_control`` is Benjamini--Hochberg, which bounds the expected
+share of false discoveries, not the chance of any: the claim the pages make is "no comparison
+called real is luck", which is a family-wise error rate).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-import warnings
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -42,18 +53,19 @@ from schedlab.core.checks import is_integer
 __all__ = [
     "Interval",
     "order_statistic",
-    "bootstrap_interval",
+    "quantile_interval",
     "reach_interval",
     "trials_interval",
     "SignTest",
     "sign_test",
     "holm",
+    "ALPHA",
+    "PairVerdict",
+    "paired_family",
+    "leading_group",
     "RandomOdds",
     "random_search_odds",
 ]
-
-#: Bootstrap resamples drawn by default.
-N_RESAMPLES = 2000
 
 
 def order_statistic(x, q: float, axis=-1):
@@ -70,8 +82,8 @@ def order_statistic(x, q: float, axis=-1):
 class Interval(NamedTuple):
     """A statistic with its interval ``[low, high]``; for trials-to-goal, also their p90 and reach with its interval.
 
-    The one record of the lecture for "a number and how sure we are of it": a bootstrap
-    interval (:func:`bootstrap_interval`), a trials cell of a study (:func:`trials_interval`:
+    The one record of the lecture for "a number and how sure we are of it": an order-statistic
+    interval (:func:`quantile_interval`), a trials cell of a study (:func:`trials_interval`:
     the median, the sample's 90th percentile and the share of seeds that got there), or a
     median over shapes that has no interval of its own (``low`` and ``high`` are ``nan``).
 
@@ -113,69 +125,45 @@ def _check_sample(x, name: str = "x", minimum: int = 2) -> np.ndarray:
     return a
 
 
-_STATISTICS = {"median": 0.5, "p90": 0.9, "share": None}
+def quantile_interval(x, q: float = 0.5, level: float = 0.95) -> Interval:
+    """The ``q`` quantile of ``x`` with its distribution-free ``level`` interval: two order statistics.
 
-
-def bootstrap_interval(
-    x, statistic: str = "median", level: float = 0.95, n_resamples: int = N_RESAMPLES, seed: int = 0
-) -> Interval:
-    """Percentile-bootstrap interval of ``statistic`` over the sample ``x`` (one value per seed).
-
-    The seeds are resampled by ``scipy.stats.bootstrap`` (``method="percentile"``); the interval's
-    ends are order statistics of its bootstrap distribution (:func:`order_statistic`), not scipy's
-    interpolated quantiles, so a count stays a count and an ``inf`` end (too few resamples got
-    there) stays ``inf`` instead of becoming ``nan``.
+    ``scipy.stats.quantile_test(x, p=q).confidence_interval(level)``: with ``B`` the number of
+    seeds below the true quantile, ``B`` is binomial ``(n, q)`` whatever the distribution, so the
+    interval from the ``l``-th to the ``u``-th smallest value holds the quantile with chance
+    ``P(l <= B < u)``; scipy picks ``l`` and ``u`` to leave at most ``(1 - level) / 2`` in each tail.
+    Only ranks are used, so a censored seed (``inf``: not within the budget) counts as what it is,
+    larger than every seed that got there; an end beyond every finite value is ``inf`` ("—"). An
+    end the sample is too small to give (a 90th percentile from ten seeds has no upper end) is
+    ``inf`` above and ``nan`` below. Ties only widen the coverage (the ends are closed).
 
     Parameters
     ----------
     x : 1-d array
-        Trials per seed (``inf`` allowed: never reached) or, for ``"share"``, booleans.
-    statistic : {"median", "p90", "share"}
-        The median or 90th percentile (order statistics), or the mean of a boolean sample (a share:
-        its bootstrap interval collapses to a point when every seed agrees, which is why a reach is
-        given its exact interval, :func:`reach_interval`, instead).
+        Trials per seed (``inf`` allowed: never reached).
+    q : float
+        The quantile, in (0, 1): ``0.5`` the median, ``0.9`` the 90th percentile.
     level : float
-        Coverage of the interval (0.95: the 2.5th and 97.5th percentiles of the resampled statistic).
-    n_resamples, seed : int
-        Bootstrap resamples and the seed of their draw.
+        Coverage of the interval.
 
     Examples
     --------
-    >>> iv = bootstrap_interval(np.arange(1, 101))
-    >>> iv.estimate, bool(iv.low < 50 < iv.high), bool(iv.high - iv.low < 30)
-    (50.0, True, True)
-    >>> bootstrap_interval([7.0] * 10)[:3]  # every resample has median 7
-    (7.0, 7.0, 7.0)
-    >>> bootstrap_interval([True] * 50, "share")[:3]  # all 50 seeds there: a point, not an interval
-    (1.0, 1.0, 1.0)
+    Fifty seeds: ``B`` is binomial ``(50, 1/2)``; ``P(B <= 17) = 0.016`` is the largest tail under
+    0.025 (``P(B <= 18) = 0.032``), so the ends are the 18th and 33rd smallest values:
+
+    >>> quantile_interval(np.arange(1.0, 51.0))[:3]
+    (25.0, 18.0, 33.0)
+    >>> quantile_interval([5.0] * 30 + [np.inf] * 20)[:3]  # 20 seeds censored: the upper end is one of them
+    (5.0, 5.0, inf)
     """
-    a = _check_sample(x)
-    if statistic not in _STATISTICS:
-        raise ValueError(f"statistic must be one of {tuple(_STATISTICS)}, got {statistic!r}")
+    a = _check_sample(x, minimum=1)
+    if not 0 < q < 1:
+        raise ValueError(f"q must be in (0, 1), got {q!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
-    q = _STATISTICS[statistic]
-
-    def stat(sample, axis=-1):
-        return np.mean(sample, axis=axis) if q is None else order_statistic(sample, q, axis=axis)
-
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        # scipy also reports a standard error and interpolated ends: nan (with a warning) when a
-        # resample's statistic is inf or all resamples agree; neither is used here
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
-        result = scipy.stats.bootstrap(
-            (a,),
-            stat,
-            n_resamples=n_resamples,
-            confidence_level=level,
-            method="percentile",
-            vectorized=True,
-            rng=np.random.default_rng(seed),
-        )
-    tail = (1 - level) / 2
-    low, high = order_statistic(result.bootstrap_distribution, [tail, 1 - tail])
-    return Interval(float(stat(a)), float(low), float(high))
+    ci = scipy.stats.quantile_test(a, q=0, p=q).confidence_interval(confidence_level=level)
+    low, high = float(ci.low), float(ci.high)
+    return Interval(float(order_statistic(a, q)), low, math.inf if math.isnan(high) else high)
 
 
 def reach_interval(trials, level: float = 0.95) -> Interval:
@@ -203,9 +191,9 @@ def reach_interval(trials, level: float = 0.95) -> Interval:
 
 
 def trials_interval(trials) -> Interval:
-    """The median of ``trials`` (one per seed, ``inf``: never got there) with its bootstrap 95 % interval, p90 and reach.
+    """The median of ``trials`` (one per seed, ``inf``: never got there) with its 95 % interval, p90 and reach.
 
-    One seed has no interval to resample: ``low`` and ``high`` are then ``nan``. The reach comes
+    The median's interval is the order-statistic one (:func:`quantile_interval`); the reach comes
     with its exact interval (:func:`reach_interval`).
 
     Examples
@@ -213,13 +201,13 @@ def trials_interval(trials) -> Interval:
     >>> iv = trials_interval([3, 5, 8, 13, np.inf])
     >>> iv.estimate, iv.p90, iv.reached
     (8.0, inf, 0.8)
-    >>> bool(iv.low <= iv.estimate <= iv.high), round(iv.reached_high, 4), round(0.975 ** (1 / 5), 4)  # 4 of 5
-    (True, 0.9949, 0.9949)
-    >>> trials_interval([12])[:5]
-    (12.0, nan, nan, 12.0, 1.0)
+    >>> round(iv.reached_high, 4), round(0.975 ** (1 / 5), 4)  # 4 of 5 got there
+    (0.9949, 0.9949)
+    >>> iv.low, iv.high  # five seeds: 2 * P(B = 0) = 1/16 > 0.05, so no finite ranks give 95 %
+    (nan, inf)
     """
     a = _check_sample(trials, "trials", minimum=1)
-    median = bootstrap_interval(a) if len(a) > 1 else Interval(float(order_statistic(a, 0.5)), math.nan, math.nan)
+    median = quantile_interval(a)
     reach = reach_interval(a)
     return median._replace(
         p90=float(order_statistic(a, 0.9)), reached=reach.estimate, reached_low=reach.low, reached_high=reach.high
@@ -243,6 +231,10 @@ def sign_test(a, b) -> SignTest:
 
     Examples
     --------
+    Eight seeds, ``a`` fewer on all: under a fair coin ``P(8 wins) = 1/256``, and two-sided ``2/256``:
+
+    >>> sign_test(np.arange(8), np.arange(8) + 1).p_value == 2 / 256
+    True
     >>> sign_test([1, 2, 3, np.inf], [2, 3, 4, np.inf])  # 3 wins, the inf pair ties: 2 / 2**3
     SignTest(wins=3, losses=0, ties=1, p_value=0.25)
     """
@@ -278,6 +270,91 @@ def holm(p_values) -> np.ndarray:
     out = np.empty(m)
     out[order] = adjusted
     return out
+
+
+#: The family-wise level of every verdict the pages call real: 5 %.
+ALPHA = 0.05
+
+
+class PairVerdict(NamedTuple):
+    """One pair of a family: the sign test of ``a`` against ``b``, its Holm-adjusted p-value and the verdict.
+
+    ``fewer`` is ``a`` or ``b``, whichever needed fewer trials on more seeds, where the adjusted
+    p-value is below the family's level; ``None`` where the family cannot tell them apart.
+    """
+
+    a: str
+    b: str
+    wins: int
+    losses: int
+    ties: int
+    p_value: float
+    p_holm: float
+    fewer: str | None
+
+
+def paired_family(samples, pairs=None, alpha: float = ALPHA) -> tuple[PairVerdict, ...]:
+    """Sign test (:func:`sign_test`) of every pair in ``pairs``, Holm (:func:`holm`) over all of them.
+
+    The family is every comparison a page reads a verdict from, fixed before looking at the
+    results: by default every pair of ``samples`` (a page that ranks the tuners of a table ranks
+    all of them), else the pairs given. The chance that any pair called real is luck stays under
+    ``alpha``.
+
+    Parameters
+    ----------
+    samples : mapping of str to 1-d array
+        Trials per seed of each tuner, all on the same seeds (paired).
+    pairs : sequence of (str, str), optional
+        The family; default every pair of ``samples`` in its order.
+    alpha : float
+        The family-wise level.
+
+    Examples
+    --------
+    Three tuners on eight seeds: ``x`` is below ``y`` and ``z`` on every seed (p = 2/256 each),
+    ``y`` and ``z`` split 4--4 (p = 1). Holm multiplies the smallest p-value by 3, the next by 2 and
+    keeps a running maximum, so both are 6/256 (under 0.05):
+
+    >>> s = {"x": np.arange(8), "y": np.arange(8) + 10, "z": np.r_[9, 12, 11, 14, 13, 16, 15, 18]}
+    >>> [(v.a, v.b, v.wins, round(v.p_holm * 256), v.fewer) for v in paired_family(s)]
+    [('x', 'y', 8, 6, 'x'), ('x', 'z', 8, 6, 'x'), ('y', 'z', 4, 256, None)]
+    """
+    if not isinstance(samples, Mapping) or not samples:
+        raise ValueError(f"samples must map tuner names to trials, got {samples!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    pairs = list(itertools.combinations(samples, 2)) if pairs is None else [tuple(p) for p in pairs]
+    unknown = sorted({n for p in pairs for n in p} - set(samples))
+    if not pairs or unknown or any(len(p) != 2 or p[0] == p[1] for p in pairs):
+        raise ValueError(f"pairs must be pairs of two different names of samples, unknown: {unknown}, got {pairs!r}")
+    tests = [sign_test(samples[a], samples[b]) for a, b in pairs]
+    adjusted = holm([t.p_value for t in tests])
+    return tuple(
+        PairVerdict(
+            a, b, t.wins, t.losses, t.ties, t.p_value, float(p), (a if t.wins > t.losses else b) if p < alpha else None
+        )
+        for (a, b), t, p in zip(pairs, tests, adjusted)
+    )
+
+
+def leading_group(samples, alpha: float = ALPHA) -> tuple[str, ...]:
+    """The tuner with the lowest median and every tuner the family of all pairs cannot tell from it.
+
+    The family is every pair of ``samples`` (:func:`paired_family`): the lowest median is chosen
+    after looking, so only a family that holds every pair keeps the verdict honest. A tuner can be
+    called best only when the group is that one tuner.
+
+    Examples
+    --------
+    >>> s = {"x": np.arange(8), "y": np.arange(8) + 10, "z": np.r_[9, 12, 11, 14, 13, 16, 15, 18]}
+    >>> leading_group(s), leading_group({"y": s["y"], "z": s["z"]})
+    (('x',), ('y', 'z'))
+    """
+    verdicts = paired_family(samples, alpha=alpha)
+    leader = min(samples, key=lambda n: float(order_statistic(samples[n], 0.5)))
+    apart = {v.b if v.a == leader else v.a for v in verdicts if leader in (v.a, v.b) and v.fewer == leader}
+    return tuple(n for n in samples if n not in apart)
 
 
 class RandomOdds(NamedTuple):

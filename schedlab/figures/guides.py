@@ -63,8 +63,8 @@ def _median_interval(ax, x, cells, top, color, style, shift_pt) -> None:
 def guide_sweep(studies) -> Figure:
     """Median trials to 5 % against the field's sigma, one panel per study side by side (its field truths only).
 
-    Each guided tuner is a line of medians with its bootstrap 95 % interval as a vertical bar at
-    every sigma; the best blind tuner at each sigma (lowest median) is the black dashed line. The
+    Each guided tuner is a line of medians with its order-statistic 95 % interval as a vertical bar at
+    every sigma; the blind tuner with the lowest median at each sigma is the black dashed line. The
     series at one sigma stand a few points apart, so each interval can be compared with the
     others. The sigma axis is on a square-root scale, so the small sigmas (0, 2.5 and 5 %) where
     the decode shape changes over get room. ``inf`` medians and bounds sit on a line at the top,
@@ -74,7 +74,7 @@ def guide_sweep(studies) -> Figure:
     -------
     matplotlib.figure.Figure
         One axes per study, left to right; in each, the first ``len(GUIDED)`` lines are the guided tuners'
-        medians (x: sigma in %) and the next is the best blind tuner's; ``ax.collections`` hold the
+        medians (x: sigma in %) and the next is the lowest-median blind tuner's; ``ax.collections`` hold the
         intervals in the same order.
     """
     studies = tuple(studies)
@@ -91,7 +91,7 @@ def guide_sweep(studies) -> Figure:
         x = np.array([100 * t.sigma for t in fields])
         guided = [j for j, name in enumerate(GUIDED) if name in study.tuners]  # a tuner keeps its colour
         groups = [[study.cell(t, GUIDED[j]) for t in fields] for j in guided]
-        groups.append([study.cell(t, study.best_blind(t)) for t in fields])
+        groups.append([study.cell(t, study.lowest_blind(t)) for t in fields])
         styles = [(f"C{j}", "-") for j in guided] + [("#222222", "--")]
         for cells, (color, style), shift in zip(groups, styles, shifts[[*guided, series - 1]]):
             _median_interval(ax, x, cells, top, color, style, shift)
@@ -126,9 +126,16 @@ def guide_sweep(studies) -> Figure:
     ]
     handles += [
         Line2D(
-            [], [], color="#222222", linestyle="--", linewidth=1.2, marker="o", markersize=3.5, label="最好的盲调优器"
+            [],
+            [],
+            color="#222222",
+            linestyle="--",
+            linewidth=1.2,
+            marker="o",
+            markersize=3.5,
+            label="中位数最小的盲调优器",
         ),
-        Line2D([], [], color="#888888", linewidth=2.2, alpha=0.55, label="竖条：95% 自助区间；点：中位数"),
+        Line2D([], [], color="#888888", linewidth=2.2, alpha=0.55, label="竖条：95% 区间；点：中位数"),
     ]
     fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
     return fig

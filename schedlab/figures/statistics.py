@@ -1,4 +1,4 @@
-"""Figure of the statistics page: a bootstrap distribution of a median, and a sign test's null distribution."""
+"""Figure of the statistics page: the binomial that picks a median's order statistics, and a sign test's null distribution."""
 
 from __future__ import annotations
 
@@ -7,20 +7,21 @@ from matplotlib.figure import Figure
 from scipy import stats as scipy_stats
 
 from schedlab.figures.style import new_figure, text_color
-from schedlab.studies.statistics import PairTest
+from schedlab.studies.statistics import MedianRanks, PairTest
 
-__all__ = ["bootstrap_and_sign"]
+__all__ = ["ranks_and_sign"]
 
 
-def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: PairTest) -> Figure:
-    """Left: the resampled medians with the 95 % interval; right: the sign test's binomial null with its p-value's tails.
+def ranks_and_sign(ranks: MedianRanks, test: PairTest) -> Figure:
+    """Left: Binomial(n, 1/2), the seeds below the true median, with the ranks of the 95 % interval; right: the sign test's null.
 
     Parameters
     ----------
-    medians : 1-d array
-        Bootstrap medians (:func:`schedlab.studies.statistics.median_interval`).
-    low, high, estimate : float
-        The interval's ends and the sample's own median.
+    ranks : MedianRanks
+        The interval's ranks (:func:`schedlab.studies.statistics.median_ranks`): the left panel
+        shades the counts ``low .. high - 1`` of seeds below the true median, for which the
+        interval from the ``low``-th to the ``high``-th smallest trial holds it (their total is
+        the coverage).
     test : PairTest
         A paired sign test; the right panel shows Binomial(wins + losses, 1/2) and shades the
         outcomes at least as far from the middle as ``wins`` (their total is the p-value).
@@ -28,27 +29,19 @@ def bootstrap_and_sign(medians, low: float, high: float, estimate: float, test: 
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes: ``axes[0]`` the histogram, ``axes[1]`` the bars of the null distribution.
+        Two axes of bars: ``axes[0]`` the binomial of the interval, ``axes[1]`` the null distribution.
     """
     fig = new_figure(0.85)  # room for the legend below and the two-line titles
     left, right = fig.subplots(1, 2)
-    values, counts = np.unique(np.asarray(medians, dtype=float), return_counts=True)
-    left.bar(values, counts / counts.sum(), width=2.0, color="C5")
-    for x, text in ((low, f"2.5%：{low:.0f}"), (high, f"97.5%：{high:.0f}")):
-        left.axvline(x, color="C1", linestyle="--", linewidth=1.2)
-        left.annotate(
-            text,
-            xy=(x, 1.0),
-            xycoords=("data", "axes fraction"),
-            ha="center",
-            va="bottom",
-            fontsize=9,
-            color=text_color("C1"),
-        )
-    left.axvline(estimate, color="C0", linewidth=1.5)
-    left.set_xlabel("重抽种子后的中位数（测量次数）")
-    left.set_ylabel("占重抽的比例")
-    left.set_title(f"自助法：中位数 {estimate:.0f}，区间 [{low:.0f}, {high:.0f}]", pad=16)
+    n = ranks.n
+    k = np.arange(n + 1)
+    pmf = scipy_stats.binom.pmf(k, n, 0.5)
+    inside = (k >= ranks.low) & (k < ranks.high)
+    left.bar(k[~inside], pmf[~inside], width=0.9, color="#bbbbbb")
+    left.bar(k[inside], pmf[inside], width=0.9, color="C5")
+    left.set_xlabel(f"{n} 个种子里比真正的中位数小的个数")
+    left.set_ylabel("概率")
+    left.set_title(f"次序统计量：第 {ranks.low} 到第 {ranks.high} 小\n盖住中位数的概率 {ranks.coverage:.3f}", pad=16)
 
     n = test.wins + test.losses
     k = np.arange(n + 1)

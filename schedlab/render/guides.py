@@ -1,7 +1,7 @@
 """Tables of the guides chapter: guides against a truth they do not know, and the surrogate ablation.
 
 Every cell is ``median [low, high]`` (:func:`schedlab.render.table.fmt_interval`): the median trials to
-within 5 % over the seeds and its bootstrap 95 % interval (:func:`schedlab.core.stats.trials_interval`);
+within 5 % over the seeds and its order-statistic 95 % interval (:func:`schedlab.core.stats.trials_interval`);
 ``—`` where it is ``inf`` (half the seeds, or the resampled half, never got there in the budget).
 """
 
@@ -26,8 +26,8 @@ def guide_table(study: GuideStudy, truths=None) -> Table:
     Examples
     --------
     >>> from schedlab.studies.guides import field_truth, guide_study
-    >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model"], seeds=range(4))
-    >>> guide_table(g).rows
+    >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model"], seeds=range(6))
+    >>> guide_table(g).rows  # six seeds: the interval is the 1st to 6th smallest (2 / 64 < 0.05)
     (('代价模型排序，测前 k 个', '1\\xa0[1,\\xa01]'),)
     """
     if not isinstance(study, GuideStudy):
@@ -38,7 +38,7 @@ def guide_table(study: GuideStudy, truths=None) -> Table:
     )
     title = (
         f"{'×'.join(map(str, study.shape))}：测多少次，相信的最优才真的在真实最优的 5% 以内"
-        f"（{_setting(study)}）。每格：中位数 [95% 自助区间]。{MISSING_NOTE}"
+        f"（{_setting(study)}）。每格：中位数 [95% 区间]。{MISSING_NOTE}"
     )
     return Table(title, ("调优器",) + tuple(getattr(t, "name", t) for t in truths), rows)
 
@@ -64,6 +64,6 @@ def ablation_table(ablation: Ablation) -> Table:
     )
     title = (
         f"代价模型引导换用不同的代理模型，测多少次到最优的 5% 以内（{_setting(ablation)}）。"
-        "每格：中位数 [95% 自助区间] / 90% 分位数"
+        "每格：中位数 [95% 区间] / 90% 分位数"
     )
     return Table(title, ("代理模型",) + tuple("×".join(map(str, m)) for m in ablation.shapes), rows)

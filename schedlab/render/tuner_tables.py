@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.landscape import landscape
-from schedlab.core.stats import bootstrap_interval, holm, reach_interval, sign_test
+from schedlab.core.stats import ALPHA, paired_family, quantile_interval, reach_interval
 from schedlab.render.labels import shape_short, strategy_label
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_interval, fmt_percent, fmt_ratio
 from schedlab.studies.landscapes import good_set, optimum_at_box_corner
@@ -20,8 +20,8 @@ __all__ = ["MISSING_NOTE", "interval_table", "median_table", "sign_table", "list
 
 #: What a missing number means in a trials interval, said once in every table that can show one.
 MISSING_NOTE = (
-    f"{MISSING} 表示无穷：中位数是 {MISSING}，过半的种子在预算内没到；区间上端是 {MISSING}，"
-    "重抽的种子里有足够多次中位数没到（这时只能说“至少这么多”）"
+    f"{MISSING} 表示预算内没到：中位数是 {MISSING}，过半的种子在预算内没到；区间上端是 {MISSING}，"
+    "区间要取的那个种子在预算内没到（这时只能说“至少这么多”）"
 )
 
 
@@ -37,10 +37,10 @@ def _used(used: np.ndarray, budget: int) -> str:
 
 
 def interval_table(comparison, shape, strategies=None) -> Table:
-    """Median and p90 of trials-to-goal with bootstrap 95 % intervals, reach with its exact interval, measurements used.
+    """Median and p90 of trials-to-goal with order-statistic 95 % intervals, reach with its exact interval, measurements used.
 
-    Rows in the order given (default: the comparison's), sorted by nothing: the
-    intervals, not the order of the rows, say which differences are real. The reach interval is
+    Rows in the order given (default: the comparison's), sorted by nothing: which differences are
+    real is the paired tests' question (:func:`sign_table`), not the rows' order nor the intervals'. The reach interval is
     Clopper--Pearson (:func:`~schedlab.core.stats.reach_interval`); the last column is the
     measurements each run used, so a tuner that stopped before its budget shows it.
     """
@@ -53,7 +53,7 @@ def interval_table(comparison, shape, strategies=None) -> Table:
             (
                 strategy_label(name),
                 fmt_interval(comparison.cell(shape, name)),
-                fmt_interval(bootstrap_interval(t, "p90")),
+                fmt_interval(quantile_interval(t, 0.9)),
                 fmt_interval(reach_interval(t), percent=True),
                 _used(comparison.used[i, comparison.strategy_index(name)], comparison.budget),
             )
@@ -61,7 +61,7 @@ def interval_table(comparison, shape, strategies=None) -> Table:
     goal = fmt_percent(comparison.factor - 1, None)
     title = (
         f"{shape_short(comparison.shapes[i])}：测多少次，相信的最优才真的在 {goal} 以内"
-        f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。中位数和 90% 分位数：估计 [95% 自助法区间]；"
+        f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。中位数和 90% 分位数：估计 [95% 区间，两个次序统计量]；"
         f"到达比例：估计 [95% 精确区间（Clopper–Pearson）]；用掉的测量：每次都用满预算时就是预算，否则是"
         f"中位数（最少–最多）。{MISSING_NOTE}"
     )
@@ -69,42 +69,50 @@ def interval_table(comparison, shape, strategies=None) -> Table:
 
 
 def median_table(comparison, shapes, strategies=None) -> Table:
-    """The median of trials-to-goal with its bootstrap 95 % interval: one row per strategy, one column per shape."""
+    """The median of trials-to-goal with its order-statistic 95 % interval: one row per strategy, one column per shape."""
     names = comparison.strategies if strategies is None else tuple(strategies)
     shapes = tuple(comparison.shapes[comparison.shape_index(s)] for s in shapes)
     rows = [(strategy_label(name),) + tuple(fmt_interval(comparison.cell(s, name)) for s in shapes) for name in names]
-    title = f"中位数 [95% 自助法区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。{MISSING_NOTE}"
+    title = f"中位数 [95% 区间]（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。{MISSING_NOTE}"
     return Table(title, ("策略",) + tuple(shape_short(s) for s in shapes), rows)
 
 
-def sign_table(comparison, shape, pairs, level: float = 0.05) -> Table:
-    """Paired sign tests on the same seeds, with Holm-adjusted p-values over all of ``pairs``.
+def sign_table(comparison, shape, pairs, family=None, alpha: float = ALPHA) -> Table:
+    """Paired sign tests on the same seeds, with Holm-adjusted p-values over the whole ``family``.
 
-    For each ``(a, b)``: who needed fewer trials on how many seeds, the test's own p-value, and
-    its p-value adjusted for every comparison in the table (:func:`~schedlab.core.stats.holm`):
-    a difference is called real only where the adjusted p is below ``level``.
+    For each ``(a, b)`` of ``pairs``: who needed fewer trials on how many seeds, the test's own
+    p-value, and its p-value adjusted for every comparison of the family
+    (:func:`~schedlab.core.stats.paired_family`; default every pair of the comparison's
+    strategies, the family a page that ranks the whole table makes): a difference is called real
+    only where the adjusted p is below ``alpha``.
     """
-    tests = [sign_test(_trials(comparison, shape, a), _trials(comparison, shape, b)) for a, b in pairs]
-    adjusted = holm([st.p_value for st in tests])
+    names = comparison.strategies if family is None else tuple(dict.fromkeys(n for p in family for n in p))
+    samples = {name: _trials(comparison, shape, name) for name in names}
+    verdicts = paired_family(samples, family, alpha)
+    by_pair = {(v.a, v.b): v for v in verdicts}
     rows = []
-    for (a, b), st, p in zip(pairs, tests, adjusted):
+    for a, b in pairs:
+        v = by_pair.get((a, b)) or by_pair.get((b, a))
+        if v is None:
+            raise ValueError(f"pair {(a, b)} is not in the family")
+        wins, losses = (v.wins, v.losses) if v.a == a else (v.losses, v.wins)
         rows.append(
             (
                 strategy_label(a),
                 strategy_label(b),
-                str(st.wins),
-                str(st.losses),
-                str(st.ties),
-                f"{st.p_value:.2g}",
-                f"{p:.2g}",
-                "是" if p < level else "否",
+                str(wins),
+                str(losses),
+                str(v.ties),
+                f"{v.p_value:.2g}",
+                f"{v.p_holm:.2g}",
+                "是" if v.fewer else "否",
             )
         )
     title = (
-        f"同一批种子上两两比较（符号检验，双侧）：各自用的次数更少的种子数，p 值，和按这 {len(pairs)} 个比较做 Holm "
-        f"校正后的 p 值；校正后 p < {level:g} 才算真的有差别"
+        f"同一批种子上两两比较（符号检验，双侧）：各自用的次数更少的种子数，p 值，和按整个家族的 {len(verdicts)} 对做 Holm "
+        f"校正后的 p 值；校正后 p < {alpha:g} 才算真的有差别"
     )
-    return Table(title, ("A", "B", "A 更少", "B 更少", "一样", "p", "p（Holm）", f"< {level:g}"), rows)
+    return Table(title, ("A", "B", "A 更少", "B 更少", "一样", "p", "p（Holm）", f"< {alpha:g}"), rows)
 
 
 def list_table(results) -> Table:

@@ -43,12 +43,11 @@ live (seconds per run) unless ``cores`` gives recorded ones (:func:`record_guide
 
 :func:`guide_study` reports, for each truth and tuner, trials until the believed-best
 configuration is truly within 5 % of the *truth's* optimum, over the seeds, as medians with
-bootstrap 95 % intervals.
+order-statistic 95 % intervals; :func:`guide_family` tests a guide against every blind tuner, seed
+by seed (sign test, Holm over the family).
 
-Every tuner runs through :func:`schedlab.tuning.harness.run_seeds` (the blind ones and model-guided
-search with their :data:`schedlab.tuning.strategies.CORES`, the rankings as a core that measures in the
-guide's order), so each obeys exactly the measurement rules the search chapter documents;
-only the measured times change: the noise factors are multiplied by the truth's factor.
+Every tuner runs through :func:`schedlab.tuning.harness.run_seeds` under the search chapter's
+measurement rules; only the measured times change: the noise factors times the truth's factor.
 """
 
 from __future__ import annotations
@@ -65,7 +64,7 @@ from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import SPACE, config_array
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import as_mnk, study_shapes
-from schedlab.core.stats import Interval, trials_interval
+from schedlab.core.stats import ALPHA, Interval, paired_family, trials_interval
 from schedlab.tuning.harness import first_within, run_seeds
 from schedlab.tuning.measurer import (
     DEFAULT_BUDGET,
@@ -101,6 +100,7 @@ __all__ = [
     "machine_truth",
     "guide_ranking",
     "guide_study",
+    "guide_family",
 ]
 
 #: The unmodelled-effects sigmas the chapter sweeps (log-sd of the field: 0, 5, 10 and 20 %).
@@ -287,12 +287,44 @@ class GuideStudy:
             raise ValueError(f"tuner must be one of {self.tuners}, got {tuner!r}")
         return trials_interval(self.trials[self._truth_index(truth), self.tuners.index(tuner)])
 
-    def best_blind(self, truth) -> str:
-        """The blind tuner with the lowest median on ``truth`` (the first in :data:`BLIND` order on ties)."""
+    def lowest_blind(self, truth) -> str:
+        """The blind tuner with the lowest median on ``truth`` (the first in :data:`BLIND` order on ties).
+
+        A description, not a verdict: whether it needs fewer trials than the others is
+        :func:`guide_family`'s question.
+        """
         blind = [b for b in BLIND if b in self.tuners]
         if not blind:
             raise ValueError("this study ran no blind tuner")
         return min(blind, key=lambda b: self.cell(truth, b).estimate)
+
+
+def guide_family(studies, guide: str = "top-k model", alpha: float = ALPHA) -> dict:
+    """``guide`` against every blind tuner, on every truth of every study: one family, Holm over all of it.
+
+    The family is every comparison the guides page reads a verdict from (the guide against each
+    blind tuner, for each shape and truth), so a verdict on any one of them keeps the family's level.
+    Returns ``{(shape, truth name, blind tuner): PairVerdict}`` (:func:`schedlab.core.stats.paired_family`);
+    ``fewer`` names the key of whichever needed fewer trials where Holm separates them.
+
+    Examples
+    --------
+    >>> g = guide_study((4096, 4096, 4096), [field_truth(0.0)], ["top-k model", "random"], seeds=range(8))
+    >>> v = guide_family([g])[(4096, 4096, 4096), "σ = 0 %", "random"]
+    >>> v.wins, v.p_value == 2 / 256, v.fewer[2]  # the guide's first pick is the optimum on all 8 seeds
+    (8, True, 'top-k model')
+    """
+    samples, pairs = {}, []
+    for study in studies:
+        if guide not in study.tuners:
+            raise ValueError(f"guide must be one of {study.tuners}, got {guide!r}")
+        for t, truth in enumerate(study.truths):
+            for j, name in enumerate(study.tuners):
+                samples[study.shape, truth.name, name] = study.trials[t, j]
+            pairs += [
+                ((study.shape, truth.name, guide), (study.shape, truth.name, b)) for b in BLIND if b in study.tuners
+            ]
+    return {v.b: v for v in paired_family(samples, pairs, alpha)}
 
 
 def _core_ranked(context, seeds, budget, factors, ranking):

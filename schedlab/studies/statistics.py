@@ -1,11 +1,12 @@
 """The statistics page's worked numbers: intervals, paired sign tests and multiple comparisons.
 
 The search pages report trials-to-goal over random seeds with :mod:`schedlab.core.stats`
-(numpy, a few lines each). This module computes what the statistics page teaches with
+(on :mod:`scipy.stats`). This module computes what the statistics page teaches, step by step with
 :mod:`scipy.stats`, the library a student reaches for, on the search page's own data (the
-4096³ comparison, :func:`square_comparison`): the percentile bootstrap of a median, the exact
-(Clopper--Pearson) interval of a share, the exact sign test, the chance of at least one false
-positive among ``m`` tests, and the Bonferroni and Holm corrections (:func:`corrections`).
+4096³ comparison, :func:`square_comparison`): the order statistics that bound a median
+(:func:`median_ranks`), the exact (Clopper--Pearson) interval of a share, the exact sign test, the
+chance of at least one false positive among ``m`` tests, and the Bonferroni and Holm corrections
+(:func:`corrections`).
 
 Notes
 -----
@@ -31,7 +32,6 @@ from scipy import stats as scipy_stats
 
 from schedlab.core.checks import check_int
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.stats import N_RESAMPLES, order_statistic
 from schedlab.tuning import tuners
 from schedlab.tuning.compare import MODEL_OWN_START, Comparison, compare, ruled_cores
 from schedlab.tuning.records import book_runs, landscape_key, recorded_cores
@@ -44,7 +44,8 @@ __all__ = [
     "familywise_error",
     "nonoverlap_p_value",
     "clopper_pearson",
-    "median_interval",
+    "MedianRanks",
+    "median_ranks",
     "PairTest",
     "pair_tests",
     "Correction",
@@ -133,41 +134,42 @@ def clopper_pearson(successes: int, n: int, level: float = 0.95) -> tuple[float,
     return float(ci.low), float(ci.high)
 
 
-def median_interval(trials, level: float = 0.95, n_resamples: int = N_RESAMPLES, seed: int = 0):
-    """Percentile-bootstrap interval of the median of ``trials`` with ``scipy.stats.bootstrap``.
+class MedianRanks(NamedTuple):
+    """The order-statistic interval of a median from ``n`` seeds: the ``low``-th to the ``high``-th smallest."""
 
-    The median is the order statistic :func:`schedlab.core.stats.order_statistic` (a count stays a
-    count); resamples draw the seeds with replacement from ``numpy.random.default_rng(seed)``.
-    ``inf`` (a seed that never got there) is allowed: a resampled median beyond every finite trial
-    means "not within the budget", and so does an interval end beyond every finite trial (``inf``).
-    Returns ``(low, high, medians)``: the interval and the ``n_resamples`` resampled medians.
+    n: int
+    low: int  # rank of the lower end (1 = the smallest); 0: the sample is too small for one
+    high: int  # rank of the upper end; n + 1: none
+    coverage: float  # P(low <= B < high), B ~ binomial(n, 1/2): the chance the interval holds the true median
+
+
+def median_ranks(n: int, level: float = 0.95) -> MedianRanks:
+    """Which two order statistics of ``n`` seeds make the ``level`` interval of the median, from the binomial.
+
+    ``B``, the number of seeds below the true median, is binomial ``(n, 1/2)`` whatever the
+    distribution of the trials. The ``l``-th smallest value is at most the median when ``B >= l``,
+    the ``u``-th is above it when ``B < u``; ``l`` is the largest rank with ``P(B < l) <= (1 - level) / 2``
+    and ``u = n + 1 - l`` by symmetry (``scipy.stats.binom``). The pages' intervals
+    (:func:`schedlab.core.stats.quantile_interval`, ``scipy.stats.quantile_test``) take the same ranks.
 
     Examples
     --------
-    >>> low, high, medians = median_interval(np.arange(1.0, 101.0))
-    >>> bool(low < 50 < high), medians.shape
-    (True, (2000,))
-    >>> median_interval([1.0, 2.0, np.inf, np.inf, np.inf])[:2]  # the median is itself beyond the budget
-    (1.0, inf)
+    >>> r = median_ranks(50)  # P(B <= 17) = 0.016 <= 0.025 < P(B <= 18) = 0.032
+    >>> r.low, r.high, round(r.coverage, 3)  # 1 - 2 * 0.016
+    (18, 33, 0.967)
+    >>> median_ranks(5).low  # 2 * (1/2)**5 = 0.0625 > 0.05: five seeds give no 95 % interval
+    0
     """
-    x = np.asarray(trials, dtype=float)
-    if x.ndim != 1 or len(x) < 2 or np.isnan(x).any() or not np.isfinite(x).any():
-        raise ValueError("trials must be a 1-d sample of at least 2 values, no NaN, at least one finite")
-    largest = x[np.isfinite(x)].max()
-    never = 2 * largest + 1  # stands for inf: scipy interpolates its percentiles, and inf - inf is NaN
-    result = scipy_stats.bootstrap(
-        (np.where(np.isfinite(x), x, never),),
-        lambda s, axis: order_statistic(s, 0.5, axis=axis),
-        confidence_level=level,
-        n_resamples=n_resamples,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    low, high = (
-        float(e) if e <= largest else np.inf for e in (result.confidence_interval.low, result.confidence_interval.high)
-    )
-    medians = np.where(result.bootstrap_distribution <= largest, result.bootstrap_distribution, np.inf)
-    return low, high, medians
+    n = check_int("n", n, minimum=1)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    low = int(scipy_stats.binom.ppf((1 - level) / 2, n, 0.5))  # smallest k with P(B <= k) >= tail
+    if scipy_stats.binom.cdf(low, n, 0.5) > (1 - level) / 2:
+        low -= 1  # P(B <= low) must stay within the tail: the lower end is then rank low + 1
+    low += 1
+    high = n + 1 - low
+    coverage = float(scipy_stats.binom.cdf(high - 1, n, 0.5) - scipy_stats.binom.cdf(low - 1, n, 0.5))
+    return MedianRanks(n, low, high, coverage)
 
 
 class PairTest(NamedTuple):

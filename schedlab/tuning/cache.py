@@ -128,6 +128,8 @@ def read_cache(path, max_bytes: int = MAX_INPUT_BYTES, progress=None) -> Measure
     keys, params, cache = doc["tune_params_keys"], doc["tune_params"], doc["cache"]
     if not isinstance(params, dict) or not isinstance(keys, list) or list(keys) != list(params):
         _fail(source, f"tune_params_keys {keys!r} must list the knobs of tune_params in order")
+    if not params:
+        _fail(source, "tune_params names no knob")
     if not isinstance(cache, dict):
         _fail(source, "cache must be an object of entries")
     if len(cache) > MAX_CONFIGS:
