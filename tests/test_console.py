@@ -458,11 +458,18 @@ def test_output_to_a_full_device_fails_in_one_line(capsys, monkeypatch, args):
     assert (status, err.strip().splitlines()) == (1, [f"{label}: {FULL}"])
 
 
-def test_a_full_device_in_a_real_process_exits_1():
-    env = dict(_buffered_env())
+@pytest.mark.parametrize(
+    "args, unbuffered",
+    [(["top", "4096", "4096", "4096"], False), (["--help"], False), (["--help"], True)],
+    ids=["top", "--help", "--help-unbuffered"],
+)
+def test_a_full_device_in_a_real_process_exits_1(args, unbuffered):
+    """Unbuffered (PYTHONUNBUFFERED=1, as in many containers), argparse's own help writer meets the full device and
+    drops the OSError: before the fix, status 0 and nothing said."""
+    env = dict(_buffered_env(), **({"PYTHONUNBUFFERED": "1"} if unbuffered else {}))
     with open("/dev/full", "w") as full:
         proc = subprocess.run(
-            [sys.executable, "-m", "schedlab", "top", "4096", "4096", "4096"],
+            [sys.executable, "-m", "schedlab", *args],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
@@ -471,7 +478,8 @@ def test_a_full_device_in_a_real_process_exits_1():
             timeout=120,
         )
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [f"schedlab top: {FULL}"]
+    label = "schedlab" if args == ["--help"] else "schedlab top"
+    assert proc.stderr.strip().splitlines() == [f"{label}: {FULL}"]
 
 
 @pytest.mark.parametrize("sub", [[], ["demos"], ["top"], ["explain"], ["search"]])

@@ -67,13 +67,22 @@ def _stem(name: str) -> str:
     return name.replace("-", "_")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose ``--help`` text reports a failed write (argparse itself drops the OSError)."""
+
+    def print_help(self, file=None) -> None:
+        out = sys.stdout if file is None else file
+        out.write(self.format_help())
+        out.flush()  # `--help > /dev/full`: the OSError reaches main(), which says so and exits 1
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line: every subcommand's name and help line, and the arguments of ``command`` alone (its module imported).
 
     With ``command=None`` no subcommand's module is imported: enough for ``--help`` and for ``python -m schedlab``
     (all four demos, no arguments of their own).
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="schedlab",
         description="GPU 矩阵乘法内核的调度空间（H100 解析模型，第 13 讲）。不带子命令时运行全部四个演示。"
         " / The schedule space of a GPU matmul kernel on an analytical H100 model.",
