@@ -136,6 +136,35 @@ def _tolerant_streams() -> None:
             stream.reconfigure(errors="replace")
 
 
+def _refuse_repeated_options(parser: argparse.ArgumentParser, command: str | None, argv: list[str]) -> None:
+    """A usage error when an option that keeps one value is given twice (argparse lets the last one win silently).
+
+    ``--gpu`` is counted by :func:`_chosen_gpu` (it may sit before or after the subcommand).
+    """
+    parsers = [parser]
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if command in action.choices:
+            parsers.append(action.choices[command])
+    single = {}
+    for p in parsers:
+        for action in p._actions:
+            if isinstance(action, (argparse._StoreAction, argparse._StoreConstAction)) and action.dest not in (
+                "gpu",
+                "sub_gpu",
+            ):
+                single.update(dict.fromkeys(action.option_strings, action))
+    seen: dict[argparse.Action, list[str]] = {}
+    for word in argv:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0] if word.startswith("--") else word
+        if name in single:
+            seen.setdefault(single[name], []).append(name)
+    for names in seen.values():
+        if len(names) > 1:
+            parser.error(f"{names[0]} 只能给一次 / {names[0]} given more than once")
+
+
 def _chosen_gpu(parser: argparse.ArgumentParser, args) -> str:
     """The one ``--gpu`` of the command line, before or after the subcommand, or the default; a usage error if repeated."""
     given = [*(args.gpu or ()), *(getattr(args, "sub_gpu", None) or ())]
@@ -154,6 +183,7 @@ def main(argv=None) -> int:
         parser = build_parser(command)
         try:
             args = parser.parse_args(argv)
+            _refuse_repeated_options(parser, command, argv)
             args.gpu = _chosen_gpu(parser, args)
         except SystemExit:  # --help or a usage error: its text is written now, not at interpreter exit
             _flush_streams()
