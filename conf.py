@@ -258,7 +258,13 @@ def _gather_solutions_at_chapter_ends(app, doctree, docname):
     if app.builder.name != "latex" or docname != app.config.root_doc:
         return
     from docutils import nodes
+    from sphinx import addnodes
     from sphinx_exercise.nodes import solution_node
+
+    def page_of(node):  # the page a node was inlined from: its labels are named after that page
+        while not isinstance(node, addnodes.start_of_file):
+            node = node.parent
+        return node["docname"]
 
     book = next(iter(doctree.findall(nodes.section)))
     for chapter in [child for child in book.children if isinstance(child, nodes.section)]:
@@ -268,8 +274,11 @@ def _gather_solutions_at_chapter_ends(app, doctree, docname):
         gathered = nodes.section(ids=[f"solutions-{chapter['ids'][0]}"])
         gathered += nodes.title(text=SOLUTIONS_HEADING)
         for solution in solutions:
+            page = page_of(solution)
+            if not isinstance(gathered[-1], addnodes.start_of_file) or gathered[-1]["docname"] != page:
+                gathered += addnodes.start_of_file(docname=page)  # so its tables' labels stay the page's own
             solution.replace_self(nodes.paragraph(text="（解答在本章末尾。）"))
-            gathered += solution
+            gathered[-1] += solution
         chapter += gathered
 
 
