@@ -4,6 +4,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -24,7 +25,9 @@ version = release = PYPROJECT["version"]  # the package's version, on every page
 WHEEL = ROOT / "dist" / f"schedlab-{version}-py3-none-any.whl"
 HAS_WHEEL = WHEEL.is_file()
 # The whole lecture as one PDF (`make pdf`), served with the site when it has been built first (`make test` does):
-# every page's footer and its download menu link it. A site built without it leaves both out.
+# every page's footer and its download menu link it, and the HTML build copies it into _static (_serve_pdf; not
+# html_static_path, which the LaTeX builder would find inside its own output folder). A site built without it
+# leaves both out.
 PDF = ROOT / "_build" / "latex" / "schedlab.pdf"
 HAS_PDF = PDF.is_file()
 INSTALL_LINE = f'%pip install "./{WHEEL.name}[book]"'
@@ -99,7 +102,6 @@ html_static_path = [
     str(MATHJAX_STATIC),
     str(PLOTLY_JS),
     *([str(WHEEL)] if HAS_WHEEL else []),
-    *([str(PDF)] if HAS_PDF else []),
 ]
 html_favicon = "book/_static/favicon.svg"
 html_css_files = ["custom.css"]  # tables: padding, colours, scrolling with a cue; figures' width; print
@@ -226,6 +228,12 @@ def _download_menu_in_simplified_chinese_with_the_book(app, pagename, templatena
             )
 
 
+def _serve_pdf(app, exception):
+    """Copy the whole lecture's PDF into the HTML site's _static, where every page links it."""
+    if exception is None and app.builder.name == "html" and HAS_PDF:
+        shutil.copyfile(PDF, Path(app.outdir) / "_static" / PDF.name)
+
+
 def _load_plotly(app, pagename, templatename, context, doctree):
     """Load plotly.min.js (served from _static) on a page that holds an interactive Plotly figure."""
     if doctree is not None and "plotly-graph-div" in doctree.astext() + str(context.get("body", "")):
@@ -261,8 +269,8 @@ def _gather_solutions_at_chapter_ends(app, doctree, docname):
     from sphinx import addnodes
     from sphinx_exercise.nodes import solution_node
 
-    def page_of(node):  # the page a node was inlined from: its labels are named after that page
-        while not isinstance(node, addnodes.start_of_file):
+    def page_of(node):  # the page a node was inlined from (inline_all_toctrees marks its sections with it)
+        while not (isinstance(node, nodes.section) and "docname" in node):
             node = node.parent
         return node["docname"]
 
@@ -335,6 +343,7 @@ def setup(app):
     app.connect("html-page-context", _download_menu_in_simplified_chinese_with_the_book, priority=502)
     app.connect("doctree-resolved", _gather_solutions_at_chapter_ends)
     app.connect("doctree-resolved", _fit_tables_to_the_page)
+    app.connect("build-finished", _serve_pdf)
     app.connect("doctree-resolved", _caption_as_alt_text)
     app.connect("builder-inited", _use_search_scorer)
 
@@ -371,6 +380,7 @@ latex_elements = {
 \makeatletter\def\@chappos{章}\makeatother
 \titleformat{\chapter}[display]{\normalfont\sffamily\huge}{\LARGE 第\,\thechapter\,章}{1ex}{}
 \titlespacing*{\chapter}{0pt}{0pt}{2em}
+\setlength{\headheight}{14pt}% fancyhdr: the running head in Chinese type is 12.2 pt tall
 % Tables (conf.py's _fit_tables_to_the_page makes each a longtable of wrapping columns) in a smaller type
 \usepackage{etoolbox}
 \AtBeginEnvironment{longtable}{\footnotesize}
