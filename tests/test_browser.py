@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.site_build import BOOK, NOTEBOOK_PAGES, PAGES
+from tests.site_build import BOOK, NOTEBOOK_PAGES, PAGES, PROSE_PAGES
 
 pytestmark = [pytest.mark.site, pytest.mark.slow]
 
@@ -121,8 +121,8 @@ def open_page(server, browser):
 
 #: Pages with exercise solutions (read from the sources, so a new page with solutions is checked too).
 SOLUTION_PAGES = tuple(p for p in PAGES if "{solution-start}" in (BOOK / f"{p}.md").read_text(encoding="utf-8"))
-#: Pages with tables and figures (the index and the references page have none).
-TABLE_PAGES = tuple(p for p in NOTEBOOK_PAGES if p != "index")
+#: Pages with tables and figures (the prose pages and the references page have none).
+TABLE_PAGES = tuple(p for p in NOTEBOOK_PAGES if p not in PROSE_PAGES)
 #: Pages with an interactive Plotly figure, and a knob value its hover must name.
 PLOTLY_PAGES = ("landscape", "shapes")
 PHONE_WIDTH_PX = 390

@@ -65,7 +65,6 @@ SAME_FACT = {
     "调度空间的组合数": [
         ("index", "n_configs"),
         ("space", "n_configs"),
-        ("questions", "n_configs"),
         ("model", "rules_n_all"),
     ],
 }
