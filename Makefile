@@ -94,7 +94,8 @@ doctest: $(STAMP) $(CJK_FONT)
 # Everything: lint, the site (built once, here; the tests' built_site fixture then finds it up to date),
 # every test, the browser checks and the book's doctests included. `.ci/run` runs this. The site is built
 # without `make html`'s doctest step: pytest runs the same examples (book/*.md) beside the other tests.
-test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM) $(TEX_FILES) $(WHEEL)
+# The PDF first: the site links it from every page when it exists (conf.py).
+test: lint $(STAMP) $(CJK_FONT) $(CHROMIUM) $(TEX_FILES) $(WHEEL) $(PDF)
 	$(SPHINX) -b html book _build/html
 	$(PYTEST)
 

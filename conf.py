@@ -4,6 +4,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -25,6 +26,12 @@ WHEEL = ROOT / "dist" / f"schedlab-{version}-py3-none-any.whl"
 HAS_WHEEL = WHEEL.is_file()
 INSTALL_LINE = f'%pip install "./{WHEEL.name}[notebook]"'
 schedlab_wheel = str(WHEEL) if HAS_WHEEL else ""  # notebook_download: each page's notebook and zip install it
+# The whole lecture as one PDF (`make pdf`), served with the site when it has been built first (`make test` does):
+# every page's footer and its download menu link it, and the HTML build copies it into _static (_serve_pdf; not
+# html_static_path, which the LaTeX builder would find inside its own output folder). A site built without it
+# leaves both out.
+PDF = ROOT / "_build" / "latex" / "schedlab.pdf"
+HAS_PDF = PDF.is_file()
 language = "zh_CN"  # Chinese search splits words with jieba (a dependency)
 
 extensions = [
@@ -92,10 +99,16 @@ mathjax_path = "mathjax/tex-chtml.js"
 # Plotly's JavaScript from the Python package (one file, served here, no CDN); a page loads it only when it
 # holds an interactive figure (_load_plotly).
 PLOTLY_JS = Path(importlib.util.find_spec("plotly").origin).parent / "package_data" / "plotly.min.js"
-html_static_path = ["book/_static", str(MATHJAX_STATIC), str(PLOTLY_JS), *([str(WHEEL)] if HAS_WHEEL else [])]
+html_static_path = [
+    "book/_static",
+    str(MATHJAX_STATIC),
+    str(PLOTLY_JS),
+    *([str(WHEEL)] if HAS_WHEEL else []),
+]
 html_favicon = "book/_static/favicon.svg"
 html_css_files = ["custom.css"]  # tables: padding, colours, scrolling with a cue; figures' width; print
-# table-scroll.js: a table box whose scrollbar Chromium left undrawn is laid out again
+# table-scroll.js: a table wider than the text column widens into the contents column on a desktop; a table box
+# whose scrollbar Chromium left undrawn is laid out again
 html_js_files = ["table-scroll.js"]
 html_last_updated_fmt = "%Y-%m-%d"  # "最后更新" in every page's footer
 _WHEEL_LINK = (
@@ -104,10 +117,11 @@ _WHEEL_LINK = (
     if HAS_WHEEL
     else ""
 )
+_PDF_LINK = ' · <a href="_static/schedlab.pdf">整本讲义（PDF）</a>' if HAS_PDF else ""
 html_theme_options["extra_footer"] = (
     f"<p>schedlab {version} · 文字采用 "
     '<a href="https://creativecommons.org/licenses/by/4.0/deed.zh-hans">CC BY 4.0</a>，代码采用 MIT 许可证'
-    f"{_WHEEL_LINK}</p>"
+    f"{_PDF_LINK}{_WHEEL_LINK}</p>"
 )
 html_show_sourcelink = True
 html_copy_source = True
@@ -154,6 +168,40 @@ copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 
 
+#: The page download menu's print entry: the theme's zh_CN catalogue words it in traditional Chinese (列印成 PDF).
+PRINT_TOOLTIP = "打印本页为 PDF"
+
+
+def _download_menu_in_simplified_chinese_with_the_book(app, pagename, templatename, context, doctree):
+    """Reword the theme's "print to PDF" entry of the page's download menu, and add the whole lecture's PDF to it.
+
+    Runs after sphinx-book-theme fills ``header_buttons`` (priority 501); the template translates each tooltip
+    again, and a string the catalogue does not hold stays as it is.
+    """
+    for group in context.get("header_buttons", []):
+        buttons = group.get("buttons", [])
+        for button in buttons:
+            if button.get("label") == "download-pdf-button":
+                button["tooltip"] = PRINT_TOOLTIP
+        if group.get("label") == "download-buttons" and HAS_PDF:
+            buttons.append(
+                {
+                    "type": "link",
+                    "url": context["pathto"]("_static/schedlab.pdf", 1),
+                    "text": "整本讲义",
+                    "tooltip": "下载整本讲义（PDF）",
+                    "icon": "fas fa-book",
+                    "label": "download-book-pdf-button",
+                }
+            )
+
+
+def _serve_pdf(app, exception):
+    """Copy the whole lecture's PDF into the HTML site's _static, where every page links it."""
+    if exception is None and app.builder.name == "html" and HAS_PDF:
+        shutil.copyfile(PDF, Path(app.outdir) / "_static" / PDF.name)
+
+
 def _load_plotly(app, pagename, templatename, context, doctree):
     """Load plotly.min.js (served from _static) on a page that holds an interactive Plotly figure."""
     if doctree is not None and "plotly-graph-div" in doctree.astext() + str(context.get("body", "")):
@@ -171,6 +219,83 @@ def _caption_as_alt_text(app, doctree, docname):
                 image["alt"] = " ".join(caption.astext().split())
 
 
+#: The heading of the section that ends each chapter of the PDF with the chapter's solutions.
+SOLUTIONS_HEADING = "本章练习的解答"
+
+
+def _gather_solutions_at_chapter_ends(app, doctree, docname):
+    """In the PDF, move every exercise's solution to the end of its chapter (a section headed SOLUTIONS_HEADING).
+
+    On the site a solution is folded under its exercise; paper cannot fold, and a solution printed right under
+    its exercise answers it before the reader tries. The LaTeX builder resolves the whole book as one doctree
+    under the root document: each section directly under the root's title is a chapter (book/index.md's parts).
+    Where a solution stood, a line says where it went. Other builders are left alone.
+    """
+    if app.builder.name != "latex" or docname != app.config.root_doc:
+        return
+    from docutils import nodes
+    from sphinx import addnodes
+    from sphinx_exercise.nodes import solution_node
+
+    def page_of(node):  # the page a node was inlined from (inline_all_toctrees marks its sections with it)
+        while not (isinstance(node, nodes.section) and "docname" in node):
+            node = node.parent
+        return node["docname"]
+
+    book = next(iter(doctree.findall(nodes.section)))
+    for chapter in [child for child in book.children if isinstance(child, nodes.section)]:
+        solutions = list(chapter.findall(solution_node))
+        if not solutions:
+            continue
+        gathered = nodes.section(ids=[f"solutions-{chapter['ids'][0]}"])
+        gathered += nodes.title(text=SOLUTIONS_HEADING)
+        for solution in solutions:
+            page = page_of(solution)
+            if not isinstance(gathered[-1], addnodes.start_of_file) or gathered[-1]["docname"] != page:
+                gathered += addnodes.start_of_file(docname=page)  # so its tables' labels stay the page's own
+            solution.replace_self(nodes.paragraph(text="（解答在本章末尾。）"))
+            gathered[-1] += solution
+        chapter += gathered
+
+
+def _display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced count: a CJK character two, anything else one."""
+    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in text)
+
+
+def _fit_tables_to_the_page(app, doctree, docname):
+    """In the PDF, every table breaks across pages and its columns wrap, each as wide as its content needs.
+
+    Sphinx sets a table of up to 30 rows with ``tabulary``, which cannot break across pages (the last rows ran
+    over the footer) and squeezes a column below its widest number (65536 printed as 6553); a longer table it
+    sets with ``longtable`` in unwrapped ``l`` columns (an identifier column ran off the page). Here each column
+    gets a relative width (``colwidths-given``: Sphinx's wrapping ``\\X`` columns): the longer of its widest
+    unbreakable word and its longest cell, capped at 40 columns, so a long sentence wraps and a number never does.
+    """
+    if app.builder.name != "latex" or docname != app.config.root_doc:
+        return
+    from docutils import nodes
+
+    for table in doctree.findall(nodes.table):
+        tgroup = next(iter(table.findall(nodes.tgroup)), None)
+        if tgroup is None or any(True for _ in tgroup.findall(nodes.table)):
+            continue  # no table body, or a nested table: left as Sphinx sets it
+        colspecs = [c for c in tgroup.children if isinstance(c, nodes.colspec)]
+        widths = [1] * len(colspecs)
+        for row in tgroup.findall(nodes.row):
+            entries = [e for e in row.children if isinstance(e, nodes.entry)]
+            if len(entries) != len(colspecs):
+                break  # a spanning cell: keep Sphinx's own layout
+            for i, entry in enumerate(entries):
+                text = " ".join(entry.astext().split())
+                word = max((_display_width(w) for w in text.split(" ")), default=1)
+                widths[i] = max(widths[i], word, min(_display_width(text), 40))
+        else:
+            for colspec, width in zip(colspecs, widths):
+                colspec["colwidth"] = width
+            table["classes"] += ["colwidths-given", "longtable"]
+
+
 def setup(app):
     # The notebook kernels run with book/ as their working directory: let them import schedlab.
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
@@ -181,6 +306,10 @@ def setup(app):
     app.add_config_value("schedlab_sources_hash", SCHEDLAB_HASH, "env")
     app.add_config_value("schedlab_sources_hash_html", SCHEDLAB_HASH, "html")
     app.connect("html-page-context", _load_plotly)
+    app.connect("html-page-context", _download_menu_in_simplified_chinese_with_the_book, priority=502)
+    app.connect("doctree-resolved", _gather_solutions_at_chapter_ends)
+    app.connect("doctree-resolved", _fit_tables_to_the_page)
+    app.connect("build-finished", _serve_pdf)
     app.connect("doctree-resolved", _caption_as_alt_text)
     app.connect("builder-inited", _use_search_scorer)
 
@@ -217,6 +346,11 @@ latex_elements = {
 \makeatletter\def\@chappos{章}\makeatother
 \titleformat{\chapter}[display]{\normalfont\sffamily\huge}{\LARGE 第\,\thechapter\,章}{1ex}{}
 \titlespacing*{\chapter}{0pt}{0pt}{2em}
+\setlength{\headheight}{14pt}% fancyhdr: the running head in Chinese type is 12.2 pt tall
+% Tables (conf.py's _fit_tables_to_the_page makes each a longtable of wrapping columns) in a smaller type
+\usepackage{etoolbox}
+\AtBeginEnvironment{longtable}{\footnotesize}
+\AtBeginEnvironment{tabulary}{\footnotesize}
 """,
     "figure_align": "H",
     "printindex": "",  # no index: the glossary is the lecture's list of terms

@@ -45,6 +45,8 @@ def _is_notebook(page: Path) -> bool:
 PAGES = tuple(sorted(page.stem for page in BOOK.glob("*.md")))
 #: The pages MyST-NB executes (the others, the glossary and the references, have no code).
 NOTEBOOK_PAGES = tuple(page for page in PAGES if _is_notebook(BOOK / f"{page}.md"))
+#: Executed pages that introduce or answer in prose, with no table or figure: the index and the students' questions.
+PROSE_PAGES = ("index", "questions")
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,13 @@ import zipfile
 import pytest
 
 from tests.site_build import NOTEBOOK_PAGES, PAGES, ROOT
+from tests.test_book_structure import PARTS
 
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 WHEEL_NAME = f"schedlab-{VERSION}-py3-none-any.whl"
+SOLUTIONS_HEADING = "本章练习的解答"  # conf.py's SOLUTIONS_HEADING: the section that ends a chapter with its solutions
+#: The LaTeX log's overfull lines allowed (each is a line of type that sticks out into the margin).
+MAX_OVERFULL_LINES = 250  # 222 when the PDF was split into chapters (358 before its tables wrapped)
 
 
 @pytest.mark.site
@@ -52,6 +56,11 @@ def test_every_page_states_version_date_and_licence(built_site, page):
     assert re.search(r'class="last-updated">\s*最后更新于 \d{4}-\d{2}-\d{2}', footer), f"{page}: no last-updated date"
     assert "CC BY 4.0" in html and "MIT" in html, f"{page}: no licence"
     assert f'href="_static/{WHEEL_NAME}"' in html, f"{page}: no wheel download"
+    # a site built after the PDF (`make test` builds it first) serves it, and every page links it (footer, menu)
+    if (ROOT / "_build" / "latex" / "schedlab.pdf").is_file():
+        assert (built_site / "_static" / "schedlab.pdf").is_file(), "the site does not serve the PDF"
+        assert html.count('_static/schedlab.pdf"') >= 2, f"{page}: the PDF is not linked from its footer and menu"
+    assert "列印" not in html, f"{page}: traditional-Chinese wording in the download menu"
 
 
 @pytest.mark.build
@@ -66,3 +75,17 @@ def test_make_pdf_builds_the_whole_lecture_with_chinese_text():
         title = re.search(r"^# (.+)$", source, re.M)
         if title:
             assert "".join(title[1].split())[:8] in "".join(text.split()), f"the PDF lacks the chapter {title[1]!r}"
+    # In chapters: the reading guide, then the index's parts (tests/test_book_structure.py), each part with
+    # exercises ending with their solutions (conf.py's _gather_solutions_at_chapter_ends).
+    tex = (ROOT / "_build" / "latex" / "schedlab.tex").read_text(encoding="utf-8")
+    chapters = re.split(r"\\chapter\{", tex)[1:]
+    assert [c.split("}", 1)[0] for c in chapters] == ["怎么读这些数字", *PARTS]
+    for name, chapter in zip(["怎么读这些数字", *PARTS], chapters):
+        has_solutions = any(
+            "{solution-start}" in (ROOT / "book" / f"{p}.md").read_text("utf-8") for p in PARTS.get(name, [])
+        )
+        assert (f"\\section{{{SOLUTIONS_HEADING}}}" in chapter) == has_solutions, f"chapter {name}: solutions"
+    # The typesetting: the LaTeX log's overfull lines (358 before the tables were set as wrapping longtables).
+    log = (ROOT / "_build" / "latex" / "schedlab.log").read_text(encoding="utf-8", errors="replace")
+    overfull = len(re.findall(r"^Overfull \\hbox", log, re.M))
+    assert overfull <= MAX_OVERFULL_LINES, f"{overfull} overfull lines in the LaTeX log"

@@ -43,6 +43,30 @@ SAME_FACT = {
     "decode 16 的最优（h100-lecture）": [("shapes", "decode_cfg"), ("guides", "dec_lecture_best")],
     "decode 16 上 5% 以内的配置数": [("searching", "dec_n5"), ("guides", "dec_n5_lecture")],
     "研究用的形状数": [("searching", "n_study"), ("buckets", "n_shapes")],
+    # The two launch rules' counts: every page that names a rule set's count shows the same one (space_summary).
+    "原始讲义脚本的规则下能启动的配置数（h100-lecture）": [
+        ("index", "n_launchable"),
+        ("space", "n_launchable"),
+        ("landscape", "n_launchable"),
+        ("shapes", "n_launchable"),
+        ("sensitivity", "n_launchable"),
+        ("questions", "n_launchable"),
+        ("model", "rules_admit_h100_lecture"),
+    ],
+    "Triton 的规则下能启动的配置数（h100-sxm）": [
+        ("index", "n_launchable_triton"),
+        ("space", "n_launchable_triton"),
+        ("landscape", "n_launchable_triton"),
+        ("shapes", "n_launchable_triton"),
+        ("sensitivity", "n_launchable_triton"),
+        ("questions", "n_launchable_triton"),
+        ("model", "rules_admit_h100_sxm"),
+    ],
+    "调度空间的组合数": [
+        ("index", "n_configs"),
+        ("space", "n_configs"),
+        ("model", "rules_n_all"),
+    ],
 }
 
 #: Seed counts of the same 4096³ experiment: (page, key); a page whose count differs from the search page's

@@ -8,12 +8,12 @@ import re
 import jieba
 import pytest
 
-from tests.site_build import BOOK, NOTEBOOK_PAGES, PAGES
+from tests.site_build import BOOK, NOTEBOOK_PAGES, PAGES, PROSE_PAGES
 
 pytestmark = pytest.mark.site
 
-#: Pages that teach with figures and tables (the index only introduces).
-CONTENT_PAGES = tuple(p for p in NOTEBOOK_PAGES if p != "index")
+#: Pages that teach with figures and tables (the prose pages only introduce or answer).
+CONTENT_PAGES = tuple(p for p in NOTEBOOK_PAGES if p not in PROSE_PAGES)
 
 
 def page_html(site, page):
