@@ -868,6 +868,22 @@ def test_a_repeated_gpu_is_refused(capsys, args):
     assert "--gpu" in err and "a100-sxm4" in err and "h200-sxm" in err
 
 
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["top", "64", "64", "64", "-n", "3", "-n", "4"], "-n"),
+        (["prune", "64", "64", "64", "--top", "2", "--top=3"], "--top"),
+        (["export", "64", "64", "64", "-o", "a.json", "--output", "b.json"], "-o"),
+    ],
+)
+def test_an_option_that_keeps_one_value_given_twice_is_refused(capsys, args, option):
+    """argparse lets the last of a repeated option win silently; like --gpu, it is a usage error (status 2)."""
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    assert f"{option} given more than once" in capsys.readouterr().err
+
+
 def test_one_gpu_before_or_after_the_subcommand_is_used(capsys):
     before = run_main(capsys, "--gpu", "a100-sxm4", "top", "4096", "4096", "4096", "-n", "1")
     after = run_main(capsys, "top", "4096", "4096", "4096", "-n", "1", "--gpu", "a100-sxm4")
