@@ -24,7 +24,7 @@ from matplotlib.text import Text
 
 from schedlab.cli.main import main
 from schedlab.figures.buckets import bucket_optima, tile_map
-from schedlab.render.buckets import bucket_table, cover_table, fmt_m_range
+from schedlab.render.buckets import bucket_table, cover_table
 from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, SPLIT_LABELS
 from schedlab.render.learned import feature_set_table, hit_rate_table, regret_table
 from schedlab.render.table import fmt_ratio
@@ -166,9 +166,11 @@ def test_cover_table_rows_are_the_cover_buckets(studies, which):
     cover = getattr(studies[0], which)
     table = cover_table(cover)
     assert len(table.rows) == len(cover.buckets)
+    firsts = [first for first, _, _ in cover.buckets]
     i = 0
-    for row, (first, last, cfg) in zip(table.rows, cover.buckets):
-        assert row[0] == (str(first) if first == last else f"{first}–{last}")
+    for n, (row, (first, last, cfg)) in enumerate(zip(table.rows, cover.buckets)):
+        served_to = firsts[n + 1] - 1 if n + 1 < len(firsts) else last  # up to the next row's first M
+        assert row[0] == (str(first) if first == served_to else f"{first}–{served_to}")
         assert row[1] == str(cfg.as_tuple())
         j = cover.Ms.index(last) + 1
         assert ratio(row[2]) == pytest.approx(float(cover.slowdown[i:j].max()), abs=5e-4)
@@ -176,6 +178,17 @@ def test_cover_table_rows_are_the_cover_buckets(studies, which):
         i = j
     assert i == len(cover.Ms)  # the runs tile the grid
     assert f"{cover.n_configs} 个配置" in table.title
+
+
+def test_cover_table_rows_leave_no_m_unassigned(studies):
+    """Every M from the grid's first to its last falls in exactly one row (before: rows like "1–65", "80–256"
+    named the grid points alone and left M = 66–79 to no row)."""
+    cover = studies[0].greedy
+    served = []
+    for row in cover_table(cover).rows:
+        first, _, last = row[0].partition("–")
+        served.extend(range(int(first), int(last or first) + 1))
+    assert served == list(range(cover.Ms[0], cover.Ms[-1] + 1))
 
 
 def test_bucket_tables_reject_other_records():
@@ -293,7 +306,8 @@ def test_buckets_prints_what_the_analysis_gives(capsys, N, K, m_max, tol):
     down, up = power_of_two_cover(sw, tol), power_of_two_cover(sw, tol, "up")
 
     rows = table_with(out, "M", "(BM, BN, BK, warps, stages, GROUP_M)")
-    assert [(r[0], r[1]) for r in rows] == [(fmt_m_range(a, b), str(c.as_tuple())) for a, b, c in greedy.buckets]
+    assert [(r[0], r[1]) for r in rows] == [(row[0], row[1]) for row in cover_table(greedy).rows]
+    assert [r[1] for r in rows] == [str(c.as_tuple()) for _, _, c in greedy.buckets]
     assert [r[2] for r in rows] == list(cover_table(greedy).column("最坏（时间 / 该 M 的最优）"))
 
     rows = table_with(out, "投影", "N×K", "做法")

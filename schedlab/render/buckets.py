@@ -93,6 +93,10 @@ def cover_table(cover: Cover) -> Table:
     """A cover as a lookup table: each run of grid ``M`` (:attr:`Cover.buckets`), its configuration,
     and the worst slowdown over the run.
 
+    A row serves every ``M`` from its first grid ``M`` up to the next row's first less one, so the
+    rows cover ``M`` without a gap (an ``M`` between two grid points takes the row below it); the
+    slowdown is measured on the grid only, as the title says.
+
     Examples
     --------
     >>> from schedlab.tuning.covers import greedy_cover, sweep
@@ -100,14 +104,19 @@ def cover_table(cover: Cover) -> Table:
     >>> t.headers
     ('M', '(BM, BN, BK, warps, stages, GROUP_M)', '最坏（时间 / 该 M 的最优）')
     >>> t.rows  # doctest: +NORMALIZE_WHITESPACE
-    (('1', '(64, 64, 128, 2, 4, 1)', '1.000'), ('16–65', '(128, 32, 128, 2, 4, 1)', '1.000'),
+    (('1–15', '(64, 64, 128, 2, 4, 1)', '1.000'), ('16–127', '(128, 32, 128, 2, 4, 1)', '1.000'),
      ('128', '(64, 64, 128, 2, 4, 1)', '1.000'))
     """
     cover = _check_cover(cover)
+    buckets = cover.buckets
     rows, i = [], 0
-    for first, last, cfg in cover.buckets:
+    for n, (first, last, cfg) in enumerate(buckets):
         j = cover.Ms.index(last) + 1
-        rows.append((fmt_m_range(first, last), fmt_config(cfg), fmt_ratio(float(cover.slowdown[i:j].max()), 3)))
+        served_to = buckets[n + 1][0] - 1 if n + 1 < len(buckets) else last
+        rows.append((fmt_m_range(first, served_to), fmt_config(cfg), fmt_ratio(float(cover.slowdown[i:j].max()), 3)))
         i = j
-    title = f"{cover_label(cover.method)}：{cover.n_configs} 个配置，按 M 查表（网格上 {len(cover.Ms)} 个 M）"
+    title = (
+        f"{cover_label(cover.method)}：{cover.n_configs} 个配置，按 M 查表"
+        f"（两行之间的 M 用上一行；最坏只在网格上 {len(cover.Ms)} 个 M 算）"
+    )
     return Table(title, ("M", CONFIG_HEADER, "最坏（时间 / 该 M 的最优）"), rows)
