@@ -21,6 +21,7 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.model.sums import segment_sums
 from schedlab.core.space import check_knob, check_shape
 
 #: Launch orders of at most this many waves are replayed wave by wave; longer ones in closed form over
@@ -251,15 +252,9 @@ def _replay_exact(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     kept_reused[later_wave] = (
         np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) * reused[later_wave]
     )
-    # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch.
-    # Where every kept part is a whole number of bytes (the panels fit L2) their sum is an exact
-    # integer below 2**53, which is what fsum returns; fsum runs only for the other combos.
+    # integers are exact and the corrections' sum correctly rounded: a combo's bytes do not depend on its batch
     touched = np.add.reduceat(footprint, first)
-    whole = np.floor(kept_reused) == kept_reused
-    exact = np.logical_and.reduceat(whole, first)
-    kept = np.add.reduceat(np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
-    for i in np.flatnonzero(~exact).tolist():
-        kept[i] = math.fsum(kept_reused[first[i] : first[i] + n_waves[i]])
+    kept = segment_sums(kept_reused, np.ones(combo.size, dtype=np.int64), first)
     return touched.astype(np.float64) - kept + c_bytes.astype(np.float64)
 
 
@@ -282,7 +277,7 @@ def _replay_closed(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray
     on a representative wave, and weighted by its count; the first wave and the waves from the last
     regular one on are replayed one by one. Byte counts are exact integers, and the L2 corrections,
     each wave's correction times its count, are summed exactly and rounded once
-    (:func:`_weighted_sum`), as :func:`math.fsum` rounds the wave-by-wave sum: the result equals
+    (:func:`.sums.segment_sums`), as :func:`math.fsum` rounds the wave-by-wave sum: the result equals
     :func:`_replay_exact`'s bit for bit.
     """
     out = np.empty(len(bm))
@@ -335,27 +330,11 @@ def _replay_closed(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray
     prev_footprint = _touched_lines(prev_rows, prev_cols, bm, bn, M, N) * line_bytes
     reused = np.where(has_prev, _shared_lines(rows, cols, prev_rows, prev_cols, bm, bn, M, N), 0) * line_bytes
     kept_reused = np.where(has_prev, np.minimum(1.0, hw.l2_bytes_shared / np.maximum(prev_footprint, 1)), 0.0) * reused
-    whole = np.floor(kept_reused) == kept_reused
     first = np.flatnonzero(np.r_[True, np.diff(combo) > 0])
     touched = np.add.reduceat(weight * footprint, first).astype(np.float64)
-    kept = np.add.reduceat(weight * np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
-    for k, i in enumerate(combo[first].tolist()):
-        parts = slice(first[k], first[k + 1] if k + 1 < len(first) else len(combo))
-        if not whole[parts].all():
-            kept[k] = _weighted_sum(kept_reused[parts], weight[parts])
-        out[i] = touched[k] - kept[k] + float(M[first[k]] * N[first[k]] * hw.bytes_per_element)
+    kept = segment_sums(kept_reused, weight, first)
+    out[combo[first]] = touched - kept + (M[first] * N[first] * hw.bytes_per_element).astype(np.float64)
     return out
-
-
-def _weighted_sum(values: np.ndarray, weights: np.ndarray) -> float:
-    """``sum(w * v)`` of floats ``v`` and integer counts ``w``, correctly rounded: :func:`math.fsum` of every ``v`` repeated ``w`` times.
-
-    Each float is an integer over a power of two (``float.as_integer_ratio``): the sum is exact in
-    Python integers and rounded once by the (correctly rounded) integer division.
-    """
-    ratios = [v.as_integer_ratio() for v in values.tolist()]
-    den = max(d for _, d in ratios)
-    return sum(w * n * (den // d) for (n, d), w in zip(ratios, weights.tolist())) / den
 
 
 def _count_offsets(P, L, G, j, lo, hi, w_end) -> np.ndarray:
