@@ -22,7 +22,7 @@ from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.model.closed import closed_rows, replay_closed
 from schedlab.core.model.panels import intervals, shared_lines, touched_lines
 from schedlab.core.model.sums import segment_sums
-from schedlab.core.space import check_knob, check_shape
+from schedlab.core.space import MAX_COUNT, check_knob, check_shape, shape_bytes_bound
 
 #: Launch orders of at most this many waves are replayed wave by wave; longer ones in closed form over
 #: their repeating waves (:func:`.closed.replay_closed`), whose cost does not grow with the waves. Both give
@@ -30,8 +30,13 @@ from schedlab.core.space import check_knob, check_shape
 #: fixed cost per launch order (a few hundred rows and a Python loop) matches a wave-by-wave replay.
 EXACT_WAVES = 2**8
 
+#: Most rows (waves, or closed-form representatives, each a few dozen int64 temporaries) the replay
+#: evaluates in one numpy pass: about 2**16 x 8 B x 100 = 50 MiB of temporaries at most.
+REPLAY_CHUNK_ROWS = 2**16
+
 __all__ = [
     "EXACT_WAVES",
+    "REPLAY_CHUNK_ROWS",
     "waves",
     "replayed_waves",
     "hbm_bytes",
@@ -119,17 +124,27 @@ def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware
 
 
 def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware, method: str = "auto") -> np.ndarray:
-    """HBM bytes of many ``(M, N, K, bm, bn, group, per_wave)`` (int64 arrays of one length) in one pass.
+    """HBM bytes of many ``(M, N, K, bm, bn, group, per_wave)`` (int64 arrays of one length), in chunks.
 
     A launch order of at most :data:`EXACT_WAVES` waves (``method="auto"``), or every one with
     ``method="exact"``, is replayed wave by wave (:func:`_replay_exact`); the others in closed form
-    (:func:`.closed.replay_closed`). Either way each entry's bytes depend on that entry alone.
+    (:func:`.closed.replay_closed`). Either way each entry's bytes depend on that entry alone, so the
+    entries are replayed in consecutive chunks of at most :data:`REPLAY_CHUNK_ROWS` rows (or one entry,
+    if it alone has more): the temporaries stay bounded whatever the number of entries.
     """
-    closed = waves(M, N, bm, bn, per_wave) > EXACT_WAVES if method == "auto" else np.full(len(bm), method == "closed")
+    n = waves(M, N, bm, bn, per_wave)
+    closed = n > EXACT_WAVES if method == "auto" else np.full(len(bm), method == "closed")
+    rows = np.where(closed, closed_rows(group), n)
     out = np.empty(len(bm))
-    for part, replay in ((~closed, _replay_exact), (closed, replay_closed)):
-        if part.any():
-            out[part] = replay(*(x[part] for x in (M, N, K, bm, bn, group, per_wave)), hw)
+    start, ends = 0, np.cumsum(rows)
+    while start < len(bm):
+        done = ends[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, done + REPLAY_CHUNK_ROWS, "right")))
+        chunk = slice(start, stop)
+        for part, replay in ((~closed[chunk], _replay_exact), (closed[chunk], replay_closed)):
+            if part.any():
+                out[chunk][part] = replay(*(x[chunk][part] for x in (M, N, K, bm, bn, group, per_wave)), hw)
+        start = stop
     return out
 
 
@@ -193,16 +208,17 @@ def _replay_exact(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
 
 
 def check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
-    """Refuse a shape whose byte counts could reach 2**53 on ``hw`` (no longer exact in float64).
+    """Refuse a shape whose byte counts on ``hw`` could overflow int64 (:func:`schedlab.core.space.shape_bytes_bound`).
 
-    Every wave reads at most its blocks' panels, so the replay sums at most
-    ``ceil(M / 16) ceil(N / 16) * 32 K`` operand elements plus ``M N`` for C.
+    :func:`schedlab.core.space.check_shape` holds the bound for 2-byte elements; this holds it for
+    ``hw.bytes_per_element``. Byte counts below 2**53 are exact in float64 too; above it the float
+    results are the int64 counts rounded once.
     """
-    bound = (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * hw.bytes_per_element
-    if bound >= 2**53:
+    bound = shape_bytes_bound(M, N, K, hw.bytes_per_element)
+    if bound > MAX_COUNT:
         raise ValueError(
             f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
-            f"{bound} bytes, not exact below 2**53: refused"
+            f"{bound} bytes, more than 64-bit integers hold: refused"
         )
 
 
