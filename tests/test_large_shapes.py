@@ -17,7 +17,7 @@ from schedlab import H100_TC, evaluate, evaluate_many, launchable
 from schedlab.core.hardware import A100_SXM4
 from schedlab.core.model import hbm_bytes
 from schedlab.core.model.hbm import EXACT_WAVES, waves
-from schedlab.core.space import MAX_K, MAX_MN, check_shape
+from schedlab.core.space import check_shape
 from tests.strategies import examples
 
 TILES = st.sampled_from([16, 32, 64, 128, 256])
@@ -70,22 +70,34 @@ def test_an_lm_head_uses_the_closed_form_and_prices_as_the_replay():
         assert terms.bytes_hbm[i] == hbm_bytes(M, N, K, bm, bn, group, per_wave, method="exact")
 
 
-def test_the_largest_shapes_are_priced_exactly_and_finitely():
-    """M = N = MAX_MN, K = MAX_K on two profiles: every config finite, bytes below 2**53 (an expected
-    value: the L2 survival rule keeps a fraction) and at least the compulsory traffic (A, B read and C
-    written once), which an int64 wrap-around would break."""
-    M, N, K = MAX_MN, MAX_MN, MAX_K
+def test_the_tail_group_in_closed_form_equals_the_replay():
+    """Launch orders whose last group of rows holds most of the waves (a few rows, N in the millions):
+    the closed form counts that group's repeating waves (issue 24), whose cost no longer grows with N."""
+    for M, N, K, bm, bn, group, per_wave in (
+        (100, 2**24, 4096, 16, 16, 8, 132),
+        (129, 3_000_001, 5, 128, 256, 8, 131),
+        (1000, 2**22, 9999, 64, 32, 4, 264),
+        (2**20, 2**14, 2**20, 16, 16, 8, 132),
+    ):
+        exact = hbm_bytes(M, N, K, bm, bn, group, per_wave, method="exact")
+        assert hbm_bytes(M, N, K, bm, bn, group, per_wave, method="closed") == exact
+
+
+def test_shapes_past_the_old_limits_are_priced_finitely():
+    """M = N = 2**20, K = 2**20 (old limits 2**18 and 2**17), a 250,112-deep K, and N = 2**40 on two
+    profiles: every config finite, bytes at least the compulsory traffic (A, B read and C written once,
+    which an int64 wrap-around would break) and the kernel never faster than its bytes at HBM bandwidth."""
     for hw in (H100_TC, A100_SXM4):
-        many = evaluate_many([(M, N, K)], launchable(hw).array, hw, terms=("time_s", "bytes_hbm"))
-        bytes_hbm = many["bytes_hbm"][0]
-        assert np.isfinite(many["time_s"]).all()
-        assert (bytes_hbm < 2**53).all()
-        assert (bytes_hbm >= (M * K + K * N + M * N) * hw.bytes_per_element).all()
+        for M, N, K in ((2**20, 2**20, 2**20), (4096, 4096, 250_112), (2**20, 4096, 250_112), (4, 2**40, 64)):
+            many = evaluate_many([(M, N, K)], launchable(hw).array, hw, terms=("time_s", "bytes_hbm"))
+            bytes_hbm = many["bytes_hbm"][0]
+            assert np.isfinite(many["time_s"]).all()
+            assert (bytes_hbm >= float((M * K + K * N + M * N) * hw.bytes_per_element)).all()
+            assert (many["time_s"][0] >= bytes_hbm / hw.hbm_bw_bytes_per_s).all()
 
 
-def test_real_dimensions_are_within_the_limits():
+def test_real_dimensions_are_priced():
     """The largest dims of real GEMMs: Gemma-2's 256000-word vocabulary (N), 65536 tokens (M),
-    Llama-3.1-405B's 53248-wide MLP (K); and the issue's LM head."""
-    assert check_shape(65536, 256000, 53248) == (65536, 256000, 53248)
-    assert check_shape(8832, 99584, 2688) == (8832, 99584, 2688)
-    assert MAX_MN >= 2**18 and MAX_K >= 2**17
+    Llama-3.1-405B's 53248-wide MLP (K), a 250,112-word vocabulary as K; and the issue's LM head."""
+    for shape in ((65536, 256000, 53248), (8832, 99584, 2688), (65536, 4096, 250_112)):
+        assert check_shape(*shape) == shape
