@@ -10,13 +10,15 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import schedlab.core.model.hbm
 from schedlab import H100_TC, evaluate, evaluate_many, launchable
 from schedlab.core.hardware import A100_SXM4
 from schedlab.core.model import hbm_bytes
-from schedlab.core.model.hbm import EXACT_WAVES, waves
+from schedlab.core.model.hbm import EXACT_WAVES, hbm_term, waves
 from schedlab.core.space import check_shape
 from tests.strategies import examples
 
@@ -54,6 +56,36 @@ def test_closed_form_equals_the_replay_on_long_launch_orders(M, N, bm, bn, group
     """Thousands of waves, where the waves repeat over many periods (the case the closed form is for)."""
     exact = hbm_bytes(M, N, 4096, bm, bn, group, per_wave, method="exact")
     assert hbm_bytes(M, N, 4096, bm, bn, group, per_wave, method="closed") == exact
+
+
+@examples(1)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.integers(1, 2**21),
+            st.integers(1, 2**21),
+            st.integers(1, 2**20),
+            TILES,
+            TILES,
+            st.sampled_from([1, 4, 8]),
+            st.sampled_from([1, 5, 131, 132, 264, 1056]),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    chunk_rows=st.sampled_from([1, 50, 700]),
+)
+def test_the_replay_in_small_chunks_equals_one_pass(entries, chunk_rows):
+    """REPLAY_CHUNK_ROWS bounds the replay's temporaries; with a budget of 1 to 700 rows (every entry
+    its own chunk, or a few together, wave by wave and closed form mixed) the bytes are those of one pass."""
+    M, N, K, bm, bn, group, per_wave = (np.array(x, dtype=np.int64) for x in zip(*entries))
+    args = (M, N, K, (bm, bn, group, per_wave), H100_TC)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(schedlab.core.model.hbm, "REPLAY_CHUNK_ROWS", 2**40)
+        whole = hbm_term(*args)[0]
+        mp.setattr(schedlab.core.model.hbm, "REPLAY_CHUNK_ROWS", chunk_rows)
+        chunked = hbm_term(*args)[0]
+    assert np.array_equal(chunked, whole)
 
 
 def test_an_lm_head_uses_the_closed_form_and_prices_as_the_replay():
