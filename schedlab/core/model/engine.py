@@ -115,7 +115,9 @@ def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None, ou
         for name, values in out.items():
             values[...] = 0 if name in ints else np.inf if name == "time_s" else np.nan
     if idx.size and np.prod(size):
-        for name, values in _price(arr[idx], M, N, K, hw, names, groups).items():
+        for name, values in _price(arr[idx], M, N, K, hw, names, groups, out if every else None).items():
+            if values is out[name]:  # written in place
+                continue
             if every:
                 out[name][...] = values
             else:
@@ -265,11 +267,14 @@ def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
     return groups
 
 
-def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None) -> dict[str, np.ndarray]:
+def _price(
+    arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None, into: dict | None = None
+) -> dict[str, np.ndarray]:
     """The ``names`` fields of :class:`ModelTerms` for launchable configurations only.
 
     ``M, N, K`` are scalars or ``(s, 1)`` columns; ``groups`` is :func:`_groups` of ``arr`` (computed
-    when not given). Configurations that differ only in ``group`` share every on-chip quantity
+    when not given); ``into``, if given, maps names to arrays of the result's shape that a field may be
+    written into instead of a new array (the caller's output: one pass over it less). Configurations that differ only in ``group`` share every on-chip quantity
     (:func:`on_chip_terms` prices each ``(bm, bn, bk, warps, stages)`` once); ``group`` acts through the
     HBM replay alone. When ``names`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``
     (``(s, 1)`` columns only), a launch order is replayed only where :func:`hbm_bound_s` cannot show
@@ -285,11 +290,12 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
     """
     g = _groups(arr, hw) if groups is None else groups
     exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
+    into = into or {}
     chip = on_chip_terms(g.base, M, N, K, hw)
-    out = {name: chip[name][..., g.base_of] for name in names if name in chip}
+    out = {name: _spread(chip[name], g.base_of, into.get(name)) for name in names if name in chip}
     if not exact_hbm:
         if "time_s" in names:
-            out["time_s"] = _time_bounded(chip, M, N, K, hw, g)
+            out["time_s"] = _time_bounded(chip, M, N, K, hw, g, into.get("time_s"))
         return out
     bytes_hbm, t_hbm_s = (x[..., g.combo_of] for x in hbm_term(M, N, K, g.combos, hw))
     if "time_s" in names:
@@ -304,17 +310,25 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
     return out
 
 
-def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups) -> np.ndarray:
+def _spread(values: np.ndarray, base_of: np.ndarray, into: np.ndarray | None = None) -> np.ndarray:
+    """``values[..., base_of]``: a per-base-configuration array spread to the configurations, into ``into`` if given
+    and of the same dimensions (else a new array)."""
+    if into is not None and np.ndim(values) == into.ndim:
+        return np.take(values, base_of, axis=-1, out=into, mode="clip")  # "clip": the indices are valid; unbuffered
+    return values[..., base_of]
+
+
+def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarray | None = None) -> np.ndarray:
     """``time_s`` of :func:`_price` for ``(s, 1)`` columns, replaying only where HBM could be the slower.
 
     Where :func:`hbm_bound_s` of a combination is at or below the on-chip time ``compute_s`` of every
     configuration of its tile, :func:`kernel_time` takes the on-chip time whatever the replay would
     find (priced on the base configurations, spread to their groups); the other (shape, combination)
-    pairs are replayed and their configurations priced in full.
+    pairs are replayed and their configurations priced in full. ``into``, if given, receives the result.
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
-    time_s = kernel_time(fixed_s, compute_s)[:, g.base_of]  # HBM hidden, overwritten below where it may not be
+    time_s = _spread(kernel_time(fixed_s, compute_s), g.base_of, into)  # HBM hidden; overwritten where it may not be
     least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
     bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
     which, combo = np.nonzero(bound_s > least_compute_s)
