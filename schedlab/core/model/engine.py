@@ -171,16 +171,14 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     >>> bool(many["time_s"][1, 0] == evaluate([cfg], 16, 4096, 4096).time_s[0])
     True
     """
-    mnk = np.array([as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")], dtype=np.int64).reshape(-1, 3)
     hw = check_hardware(hw)
+    mnk = _shape_rows(check_sequence(shapes, "shapes", "(M, N, K)"), hw)
     terms = check_sequence(terms, "terms", "ModelTerms field names")
     for name in terms:
         if name not in ModelTerms.__dataclass_fields__:
             raise ValueError(
                 f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, got {name!r}"
             )
-    for M, N, K in mnk.tolist():
-        check_exact(M, N, K, hw)
     arr = config_array(configs)
     launchable = _launchable_mask(arr, hw)
     out = {
@@ -220,6 +218,29 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     for values in out.values():
         values.flags.writeable = False
     return out
+
+
+def _shape_rows(shapes: tuple, hw: Hardware) -> np.ndarray:
+    """The ``(s, 3)`` int64 array of ``shapes``, each validated as by :func:`evaluate` (:func:`as_mnk`, :func:`check_exact`).
+
+    Shapes given as positive integers (not bools) whose byte bound is far from overflow (below 2**62
+    in float64, whose few roundings cannot cross 2**63) are checked in one numpy pass; any other input
+    shape by shape, so a bad one is refused with its own message.
+    """
+    try:
+        rows = np.asarray(shapes) if shapes else None
+    except (ValueError, TypeError, OverflowError):  # ragged, or an integer beyond int64
+        rows = None
+    fits = rows is not None and rows.dtype.kind == "i" and rows.shape == (len(shapes), 3) and (rows > 0).all()
+    if fits and not any(isinstance(x, (bool, np.bool_)) for shape in shapes for x in shape):  # numpy reads True as 1
+        M, N, K = (rows[:, j].astype(np.float64) for j in range(3))
+        bound = (np.ceil(M / 16) * np.ceil(N / 16) * 32 * K + M * N) * hw.bytes_per_element
+        if (bound < 2.0**62).all():
+            return rows.astype(np.int64, copy=False)
+    mnk = [as_mnk(shape) for shape in shapes]
+    for M, N, K in mnk:
+        check_exact(M, N, K, hw)
+    return np.array(mnk, dtype=np.int64).reshape(-1, 3)
 
 
 class _Groups(NamedTuple):
