@@ -218,20 +218,18 @@ def floor_sum(n, m, a, b) -> np.ndarray:
     q = b // m
     total = q * n
     b = b - q * m
-    active = n > 0
-    while active.any():
+    # the Euclid-like rounds, on the elements still active (compacted: most finish in a few rounds)
+    idx = np.flatnonzero(n > 0)
+    n, m, a, b = n[idx], m[idx], a[idx], b[idx]
+    while idx.size:
         q = a // m
-        total += np.where(active, q * (n * (n - 1) // 2), 0)
+        total[idx] += q * (n * (n - 1) // 2)
         a = a - q * m
         q = b // m
-        total += np.where(active, q * n, 0)
+        total[idx] += q * n
         b = b - q * m
         y_max = a * n + b
-        active &= y_max >= m
-        n, b, m, a = (
-            np.where(active, y_max // m, n),
-            np.where(active, y_max % m, b),
-            np.where(active, a, m),
-            np.where(active, m, a),
-        )
+        active = np.asarray(y_max >= m, dtype=bool)
+        idx, y_max, m, a = idx[active], y_max[active], m[active], a[active]
+        n, b, m, a = y_max // m, y_max % m, a, m
     return total
