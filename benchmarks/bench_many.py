@@ -88,9 +88,7 @@ def main(argv=None) -> int:
         f"{len(ms)} x {len(ns)} shapes (M in {ms[0]}..{ms[-1]}, N in {ns[0]}..{ns[-1]}, K = {args.K}) x "
         f"{len(arr)} configurations; evaluate_many chunk bound {MANY_CHUNK_CELLS} cells"
     )
-    print(
-        f"{'path':<28}{'shapes':>8}{'wall s':>9}{'CPU s':>8}{'M evals/s':>11}{'M evals/CPU s':>15}{'peak MiB':>10}"
-    )
+    print(f"{'path':<28}{'shapes':>8}{'wall s':>9}{'CPU s':>8}{'M evals/s':>11}{'M evals/CPU s':>15}{'peak MiB':>10}")
     for name, n, wall, cpu, evals, peak in (
         ("per-shape loop of evaluate", len(sample), loop_s, loop_cpu_s, loop_evals, loop_peak),
         ("evaluate_many (one call)", len(shapes), many_s, many_cpu_s, many_evals, many_peak),
