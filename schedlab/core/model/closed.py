@@ -77,7 +77,7 @@ def replay_closed(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     combo, start, weight = (np.array(x, dtype=np.int64) for x in (combo, start, weight))
     if queries:
         sizes = [len(q[1][1]) for q in queries]
-        rep = np.concatenate([first + q[1][1] for first, q in zip((q[0] for q in queries), queries)])
+        rep = np.concatenate([q[1][1] for q in queries]) + np.repeat([q[0] for q in queries], sizes)
         j, lo, hi = np.concatenate([q[1][2] for q in queries], axis=1)
         P, L, G, w_end = (np.repeat(np.array([q[k] for q in queries], dtype=np.int64), sizes) for k in (2, 3, 4, 5))
         np.add.at(weight, rep, count_offsets(P, L, G, j, lo, hi, w_end))
@@ -176,8 +176,9 @@ def count_offsets(P, L, G, j, lo, hi, w_end) -> np.ndarray:
     ``G`` divides ``L``, so ``s mod G = w P mod G``: the waves with ``w P = j (mod G)`` are
     ``w = w_j + G' t`` with ``G' = G / gcd(P, G)``; for them ``(s - j) / G = (A + B t) mod L'`` with
     ``L' = L / G``, ``A = (w_j P - j) / G``, ``B = G' P / G``. And ``[x mod L' >= c] =
-    1 + floor((x - c) / L') - floor(x / L')`` for ``0 <= c <= L'``, so each count is a difference of
-    floor sums (:func:`floor_sum`).
+    1 + floor((x - c) / L') - floor(x / L')`` for ``0 <= c <= L'``, so the waves with
+    ``y_lo <= (s - j) / G <= y_hi`` number ``F(y_lo) - F(y_hi + 1)`` with ``F(c)`` the floor sum of
+    ``floor((A + B t - c) / L')`` over their ``t`` (:func:`floor_sum`; the other terms cancel).
     """
     candidates = np.arange(int(G.max()))[:, None]
     solves = (candidates * P) % G == j
@@ -191,11 +192,12 @@ def count_offsets(P, L, G, j, lo, hi, w_end) -> np.ndarray:
     Lg = L // G
     y_lo, y_hi = -((j - lo) // G), (hi - j) // G  # ceil((lo - j) / G), floor((hi - j) / G)
 
-    def at_least(c):  # t with (first + step t) mod L' >= c
-        return n + floor_sum(n, Lg, step, first - c) - floor_sum(n, Lg, step, first)
-
+    # both floor sums in one pass: F(y_lo), then F(y_hi + 1)
+    sums = floor_sum(
+        np.r_[n, n], np.r_[Lg, Lg], np.r_[step, step], np.r_[first - y_lo, first - np.minimum(y_hi + 1, Lg)]
+    )
     found = solves.any(axis=0) & (y_lo <= y_hi)
-    return np.where(found, at_least(y_lo) - at_least(np.minimum(y_hi + 1, Lg)), 0).astype(np.int64)
+    return np.where(found, sums[: len(n)] - sums[len(n) :], 0).astype(np.int64)
 
 
 def floor_sum(n, m, a, b) -> np.ndarray:

@@ -171,36 +171,37 @@ def _replay_exact(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     """
     elt = hw.bytes_per_element
     c_bytes = M * N * elt
+    line_bytes = K * elt
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
     n_waves = -(-blocks // per_wave)
+    # pids, panel indices and lines in int32 where they fit (half the memory traffic); bytes in int64
+    small = len(bm) > 0 and int((blocks + per_wave).max()) < 2**30 and int(np.maximum(M, N).max()) < 2**27
+    dtype = np.int32 if small else np.int64
     # one entry per wave of every combo
-    combo = np.repeat(np.arange(len(bm)), n_waves)
+    combo = np.repeat(np.arange(len(bm), dtype=dtype), n_waves)
     first = np.concatenate([[0], np.cumsum(n_waves)[:-1]])
-    index = np.arange(combo.size) - first[combo]
-    M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
-        x[combo] for x in (M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks)
+    index = np.arange(combo.size, dtype=dtype) - first.astype(dtype)[combo]
+    M_, N_, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
+        x.astype(dtype, copy=False)[combo] for x in (M, N, bm, bn, group, per_wave, grid_m, grid_n, blocks)
     )
     start = index * per_wave
     rows, cols = intervals(start, np.minimum(start + per_wave, blocks), group, grid_m, grid_n)
-    line_bytes = K * elt
-    footprint = touched_lines(rows, cols, bm, bn, M, N) * line_bytes
-    # bytes also touched by the previous wave of the same combo (none for a combo's first wave)
-    later = (slice(1, None),)
+    line_bytes = line_bytes[combo]
+    footprint = touched_lines(rows, cols, bm, bn, M_, N_).astype(np.int64) * line_bytes
+    # lines also touched by the previous wave of the same combo (none for a combo's first wave)
     shared = shared_lines(
         [(lo[1:], hi[1:]) for lo, hi in rows],
         [(lo[1:], hi[1:]) for lo, hi in cols],
         [(lo[:-1], hi[:-1]) for lo, hi in rows],
         [(lo[:-1], hi[:-1]) for lo, hi in cols],
-        *(x[later] for x in (bm, bn, M, N)),
+        *(x[1:] for x in (bm, bn, M_, N_)),
     )
-    reused = np.where(index > 0, np.r_[0, shared], 0) * line_bytes
-    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
-    kept_reused = np.zeros(combo.size)
     later_wave = index > 0
-    kept_reused[later_wave] = (
-        np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) * reused[later_wave]
-    )
+    reused = np.where(later_wave, np.r_[0, shared], 0) * line_bytes
+    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
+    previous = np.r_[np.int64(1), footprint[:-1]]  # any positive value at a combo's first wave, where reused is 0
+    kept_reused = np.where(later_wave, np.minimum(1.0, hw.l2_bytes_shared / previous) * reused, 0.0)
     # integers are exact and the corrections' sum correctly rounded: a combo's bytes do not depend on its batch
     touched = np.add.reduceat(footprint, first)
     kept = segment_sums(kept_reused, np.ones(combo.size, dtype=np.int64), first)

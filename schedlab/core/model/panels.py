@@ -63,7 +63,7 @@ def shared_lines(rows, cols, prev_rows, prev_cols, bm, bn, M, N):
     so only this run's first-group rows can meet the previous run's rows, and only that run's
     first- and last-group rows (the groups it covers whole lie before its last group).
     """
-    total = np.zeros(np.shape(bm), dtype=np.int64)
+    total = np.zeros(np.shape(bm), dtype=np.result_type(bm, M))
     for lo, hi in rows[:2]:
         for prev_lo, prev_hi in prev_rows[:2] + prev_rows[3:]:
             total += lines(np.maximum(lo, prev_lo), np.minimum(hi, prev_hi), bm, M)
