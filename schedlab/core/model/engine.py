@@ -256,6 +256,7 @@ class _Groups(NamedTuple):
     combo_of: np.ndarray  # (n,): each configuration's combination
     by_combo: np.ndarray  # (n,): configurations sorted by combination
     combo_starts: np.ndarray  # (u,): where each combination's configurations start in by_combo
+    runs: int  # r when base_of is 0 r times, 1 r times, ... (each base row's configurations adjacent), else 0
 
 
 def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
@@ -280,10 +281,14 @@ def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
     combos = (tiles[combo_tile, 0], tiles[combo_tile, 1], keys % groups, tiles[combo_tile, 2])
     by_combo = np.argsort(combo_of.ravel(), kind="stable")
     combo_starts = np.flatnonzero(np.r_[True, np.diff(combo_of.ravel()[by_combo]) > 0])
+    base_of = base_of.ravel()
+    runs = n // len(base)
+    if not np.array_equal(base_of, np.repeat(np.arange(len(base)), runs)):
+        runs = 0
     groups = _Groups(
-        base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(), by_combo, combo_starts
+        base, base_of, tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(), by_combo, combo_starts, runs
     )
-    for values in (*groups[:5], *combos, *groups[6:]):
+    for values in (*groups[:5], *combos, *groups[6:10]):
         values.flags.writeable = False
     return groups
 
@@ -313,7 +318,7 @@ def _price(
     exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
     into = into or {}
     chip = on_chip_terms(g.base, M, N, K, hw)
-    out = {name: _spread(chip[name], g.base_of, into.get(name)) for name in names if name in chip}
+    out = {name: _spread(chip[name], g, into.get(name)) for name in names if name in chip}
     if not exact_hbm:
         if "time_s" in names:
             out["time_s"] = _time_bounded(chip, M, N, K, hw, g, into.get("time_s"))
@@ -331,12 +336,20 @@ def _price(
     return out
 
 
-def _spread(values: np.ndarray, base_of: np.ndarray, into: np.ndarray | None = None) -> np.ndarray:
-    """``values[..., base_of]``: a per-base-configuration array spread to the configurations, into ``into`` if given
-    and of the same dimensions (else a new array)."""
-    if into is not None and np.ndim(values) == into.ndim:
-        return np.take(values, base_of, axis=-1, out=into, mode="clip")  # "clip": the indices are valid; unbuffered
-    return values[..., base_of]
+def _spread(values: np.ndarray, g: _Groups, into: np.ndarray | None = None) -> np.ndarray:
+    """``values[..., g.base_of]``: a per-base-configuration array spread to the configurations.
+
+    Into ``into`` if given, C-contiguous and of the same dimensions (else a new array); when each base
+    row's configurations are adjacent (``g.runs``), by broadcasting each value over its run: one
+    contiguous pass, about as fast as a copy.
+    """
+    if into is None or np.ndim(values) != into.ndim or not into.flags.c_contiguous:
+        return values[..., g.base_of]
+    if g.runs:
+        into.reshape(*into.shape[:-1], -1, g.runs)[...] = values[..., None]
+    else:
+        into[...] = values[..., g.base_of]
+    return into
 
 
 def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarray | None = None) -> np.ndarray:
@@ -349,7 +362,7 @@ def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarra
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
-    time_s = _spread(kernel_time(fixed_s, compute_s), g.base_of, into)  # HBM hidden; overwritten where it may not be
+    time_s = _spread(kernel_time(fixed_s, compute_s), g, into)  # HBM hidden; overwritten where it may not be
     least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
     bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
     which, combo = np.nonzero(bound_s > least_compute_s)
