@@ -30,8 +30,9 @@ def segment_sums(values: np.ndarray, weights: np.ndarray, starts: np.ndarray) ->
     ``A + F 2**-52`` with integers ``A = sum(w h)`` and ``F = sum(w f 2**52)``, accumulated exactly in
     int64 (``F`` in two 26-bit halves); after carrying, ``0 <= F < 2**52`` and, when ``A < 2**53``,
     both ``A`` and ``F 2**-52`` are floats, so their one floating-point addition is the correctly
-    rounded sum. A segment with a value in ``(0, 1)``, a weight total of ``2**36`` or more, or
-    ``A >= 2**53`` is summed in Python integers instead (:func:`weighted_sum`).
+    rounded sum. A segment with a value in ``(0, 1)``, a weight total of ``2**36`` or more, or a sum
+    that may reach ``2**53`` (its float estimate ``2**52`` or more; int64 could overflow past it) is
+    summed in Python integers instead (:func:`weighted_sum`).
 
     Examples
     --------
@@ -53,7 +54,8 @@ def segment_sums(values: np.ndarray, weights: np.ndarray, starts: np.ndarray) ->
     fraction = ((high & _MASK) << _HALF) | (low & _MASK)
     out = big.astype(np.float64) + fraction.astype(np.float64) * 2.0**-52
     tiny = (values > 0) & (values < 1)
-    unsafe = np.logical_or.reduceat(tiny, starts) | (np.add.reduceat(weights, starts) >= 2**36) | (big >= 2**53)
+    estimate = np.add.reduceat(weights * values, starts)  # within a relative 1e-12 or so: enough to rule out 2**53
+    unsafe = np.logical_or.reduceat(tiny, starts) | (np.add.reduceat(weights, starts) >= 2**36) | (estimate >= 2**52)
     ends = np.r_[starts[1:], len(values)]
     for i in np.flatnonzero(unsafe).tolist():
         out[i] = weighted_sum(values[starts[i] : ends[i]], weights[starts[i] : ends[i]])
