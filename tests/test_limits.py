@@ -71,7 +71,7 @@ def test_every_entry_point_refuses_an_overflowing_shape(call):
 
 def test_formerly_refused_shapes_are_priced():
     """Over the old MAX_MN = 2**18 and MAX_K = 2**17 (issue 24): a 250,112-word vocabulary projection
-    as K (its backward pass), 2**40 tokens, and M = 2**40 (refused by name before), all finite."""
+    as K (its backward pass) at a prefill's and a decode's M, 2**20 tokens, and M = 2**40: all finite."""
     for shape in ((8192, 4096, 250_112), (16, 4096, 250_112), (2**20, 8, 4096), (2**40, 4096, 4096)):
         assert np.isfinite(gemm_time(BEST, *shape)), shape
 
