@@ -20,7 +20,8 @@ CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
 XELATEX := /usr/bin/xelatex
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
-# The package as a wheel: served with the site (conf.py), installed by the downloaded notebooks' first cell. Only
+# The package as a wheel: served with the site (conf.py), installed by the downloaded notebooks' first cell (each page's
+# zip holds its notebook and the wheel: book/_ext/notebook_download.py). Only
 # the site needs it (`make html`, `make test`): conf.py builds without it, leaving out the link and the install cell.
 WHEEL := dist/schedlab-$(VERSION)-py3-none-any.whl
 PDF := _build/latex/schedlab.pdf
@@ -64,7 +65,7 @@ $(TEX_FILES) &:
 
 wheel: $(WHEEL)
 
-$(WHEEL): $(STAMP) pyproject.toml README.md $(shell find schedlab -name "*.py")
+$(WHEEL): $(STAMP) pyproject.toml README.md $(shell find schedlab -name "*.py") schedlab/figures/matplotlibrc
 	rm -f dist/schedlab-*.whl
 	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 

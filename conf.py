@@ -19,11 +19,12 @@ copyright = "2026, CS349E"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 version = release = PYPROJECT["version"]  # the package's version, on every page's footer and the PDF's title page
 # The package as a wheel (`make wheel`, a prerequisite of `make html`), served with the site when it has been built:
-# every page's footer links it and the downloaded notebooks install it (see _offer_notebook_download). A build
+# every page's footer links it and the downloaded notebooks install it (book/_ext/notebook_download.py). A build
 # without it (a test's throwaway book, `make doctest`) has neither.
 WHEEL = ROOT / "dist" / f"schedlab-{version}-py3-none-any.whl"
 HAS_WHEEL = WHEEL.is_file()
-INSTALL_LINE = f'%pip install "./{WHEEL.name}[book]"'
+INSTALL_LINE = f'%pip install "./{WHEEL.name}[notebook]"'
+schedlab_wheel = str(WHEEL) if HAS_WHEEL else ""  # notebook_download: each page's notebook and zip install it
 language = "zh_CN"  # Chinese search splits words with jieba (a dependency)
 
 extensions = [
@@ -34,8 +35,9 @@ extensions = [
     "sphinx_togglebutton",  # collapses those dropdowns: without it every solution shows open
     "sphinxcontrib.bibtex",  # {cite} roles and the references page, from book/references.bib
     "sphinx_upstream_fixes",  # book/_ext/: the zh search's stemmer, index entries in rebuilt search indexes
+    "notebook_download",  # book/_ext/: each page's .ipynb reads as the page (values, references) + a zip with the wheel
 ]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "matplotlibrc"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 numfig = True
 math_numfig = True
 math_eqref_format = "({number})"
@@ -50,7 +52,7 @@ bibtex_default_style = "alpha"  # labels such as [Lit61]: a citation never looks
 # are safe; jupyter-cache's cache mode is not under -j, its issue #37). Sphinx re-reads a page when
 # its source changes, and every page when a config value of rebuild kind "env" changes: that value is
 # a hash of the package sources and the figure style, so an edit under schedlab/ re-executes every page.
-_inputs = sorted((ROOT / "schedlab").rglob("*.py")) + [ROOT / "book" / "matplotlibrc"]
+_inputs = sorted((ROOT / "schedlab").rglob("*.py")) + [ROOT / "schedlab" / "figures" / "matplotlibrc"]
 _digest = hashlib.sha256()
 for path in _inputs:
     _digest.update(path.relative_to(ROOT).as_posix().encode())
@@ -152,40 +154,6 @@ copybutton_prompt_text = r">>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 
 
-def _offer_notebook_download(app, pagename, templatename, context, doctree):
-    """Offer the page's executed notebook (myst-nb's ``jupyter_execute/<page>.ipynb``) as a download.
-
-    sphinx-book-theme shows an .ipynb entry in its download menu when ``ipynb_source`` is in the page's
-    context, but sets it itself only when launch buttons (Binder, Colab...) are configured.
-    """
-    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    if executed.exists():
-        target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(_with_install_cell(json.loads(executed.read_text("utf-8"))), ensure_ascii=False))
-        context["ipynb_source"] = f"{pagename}.ipynb"
-
-
-def _with_install_cell(notebook: dict) -> dict:
-    """``notebook`` with a first code cell (tagged ``install``) that installs the site's wheel with the book's extras.
-
-    The site runs its pages on the package itself; a reader who downloads a notebook runs it after this
-    line, with the wheel (linked in every page's footer) beside the notebook. The cell is not run here.
-    Without a built wheel (nothing to install) the notebook is returned as it is.
-    """
-    if not HAS_WHEEL:
-        return notebook
-    cell = {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "install-schedlab",
-        "metadata": {"tags": ["install"]},
-        "outputs": [],
-        "source": f"# 先把 {WHEEL.name}（本站每页页脚可下载）放在这个笔记本旁边\n{INSTALL_LINE}",
-    }
-    return {**notebook, "cells": [cell, *notebook["cells"]]}
-
-
 def _load_plotly(app, pagename, templatename, context, doctree):
     """Load plotly.min.js (served from _static) on a page that holds an interactive Plotly figure."""
     if doctree is not None and "plotly-graph-div" in doctree.astext() + str(context.get("body", "")):
@@ -212,8 +180,6 @@ def setup(app):
     # the doctrees) has already re-read them and left it nothing to read.
     app.add_config_value("schedlab_sources_hash", SCHEDLAB_HASH, "env")
     app.add_config_value("schedlab_sources_hash_html", SCHEDLAB_HASH, "html")
-    # before sphinx_book_theme's header buttons (priority 501)
-    app.connect("html-page-context", _offer_notebook_download, priority=500)
     app.connect("html-page-context", _load_plotly)
     app.connect("doctree-resolved", _caption_as_alt_text)
     app.connect("builder-inited", _use_search_scorer)
@@ -221,7 +187,7 @@ def setup(app):
 
 # -- PDF (`make pdf`: the LaTeX builder, then latexmk with xelatex) ------------------------------------
 # xelatex with xeCJK (Sphinx loads it for zh_CN under xelatex) typesets the Chinese in Noto CJK (Debian's
-# fonts-noto-cjk). A page's tables reach LaTeX as MyST tables (schedlab.render.Table._repr_markdown_), its
+# fonts-noto-cjk). A page's tables reach LaTeX as MyST tables (schedlab.render.table.Table._repr_markdown_), its
 # figures as their PNGs: an interactive figure's static twin (schedlab.figures.style.Interactive).
 latex_engine = "xelatex"
 latex_documents = [("index", "schedlab.tex", project, author, "manual")]

@@ -19,7 +19,8 @@ import time
 import numpy as np
 
 import schedlab.core.landscape as landscape_module
-from schedlab import clear_caches, landscape
+from schedlab.core.caching import clear_caches
+from schedlab.core.landscape import landscape
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS, study_shapes
 from schedlab.studies import buckets
 from schedlab.tuning import learned

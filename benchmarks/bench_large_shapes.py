@@ -34,8 +34,10 @@ import tracemalloc
 
 import numpy as np
 
-from schedlab import clear_caches, evaluate_many, launchable
+from schedlab.core.caching import clear_caches
 from schedlab.core.hardware import profile
+from schedlab.core.launch import launchable
+from schedlab.core.model.engine import evaluate_many
 from schedlab.core.model.hbm import hbm_term
 from schedlab.core.model.terms import blocks_per_wave, occupancy
 

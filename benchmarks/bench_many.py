@@ -28,8 +28,9 @@ import tracemalloc
 
 import numpy as np
 
-from schedlab import clear_caches, evaluate, launchable
-from schedlab.core.model.engine import MANY_CHUNK_CELLS, evaluate_many
+from schedlab.core.caching import clear_caches
+from schedlab.core.launch import launchable
+from schedlab.core.model.engine import MANY_CHUNK_CELLS, evaluate, evaluate_many
 
 
 def timed(fn):

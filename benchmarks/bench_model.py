@@ -24,9 +24,12 @@ from pathlib import Path
 import numpy as np
 from wcwidth import wcswidth
 
-from schedlab import H100_TC, all_configs, clear_caches, evaluate, gemm_time
+from schedlab.core.caching import clear_caches
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import all_configs, config_array
+from schedlab.core.launch import launch_checks
+from schedlab.core.model.engine import evaluate, gemm_time
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import config_array, launch_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -31,9 +31,9 @@ import numpy as np
 import schedlab.core.model as model
 import schedlab.tuning as search
 import schedlab.tuning.compare as compare
-from schedlab import clear_caches
+from schedlab.core.caching import clear_caches
+from schedlab.core.knobs import config_array
 from schedlab.core.landscape import landscape
-from schedlab.core.space import config_array
 
 SHAPE = (4096, 4096, 4096)
 

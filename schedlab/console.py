@@ -20,10 +20,9 @@ from __future__ import annotations
 import re
 import sys
 
-from wcwidth import wcwidth
-
-from schedlab.core.checks import is_integer, is_number
+from schedlab.core.checks import is_number
 from schedlab.render.table import Table, fmt_time
+from schedlab.render.wrap import display_width, wrap
 
 __all__ = [
     "fmt_time",
@@ -31,28 +30,12 @@ __all__ = [
     "print_table",
     "print_observations",
     "print_render_table",
-    "display_width",
-    "wrap",
 ]
 
 #: Default width, in terminal columns, of headers and wrapped observations.
 WIDTH = 88
 
-# CJK punctuation that must not start a line / must not end one
-_NO_LINE_START = set("，。、；：！？）》」』”’…·,.;:!?)]}%")
-_NO_LINE_END = set("（《「『“‘([{")
 _NUMERIC = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?%?$")
-
-
-def display_width(text: str) -> int:
-    """Terminal columns ``text`` occupies: 2 per wide (CJK) character, 0 for combining or control.
-
-    Examples
-    --------
-    >>> display_width("abc"), display_width("演示 1"), display_width("149.0 µs")
-    (3, 6, 8)
-    """
-    return sum(max(wcwidth(ch), 0) for ch in text)
 
 
 def _cell(value) -> str:
@@ -136,7 +119,7 @@ def print_table(headers, rows, *, file=None) -> None:
 
 
 def print_render_table(table: Table, *, file=None) -> None:
-    """Print a :class:`schedlab.render.Table`: its title (if any), then the aligned table.
+    """Print a :class:`schedlab.render.table.Table`: its title (if any), then the aligned table.
 
     Examples
     --------
@@ -147,7 +130,7 @@ def print_render_table(table: Table, *, file=None) -> None:
     x  1
     """
     if not isinstance(table, Table):
-        raise ValueError(f"table must be a schedlab.render.Table, got {type(table).__name__}")
+        raise ValueError(f"table must be a schedlab.render.table.Table, got {type(table).__name__}")
     out = file if file is not None else sys.stdout
     if table.title:
         print(table.title, file=out)
@@ -169,110 +152,6 @@ def print_header(title: str, *, width: int = WIDTH, file=None) -> None:
     title = _cell(title)
     rule = "=" * max(width, display_width(title))
     print(f"\n{rule}\n{title}\n{rule}", file=out)
-
-
-def _tokens(text: str) -> list[tuple[str, str]]:
-    """``(kind, text)``: runs of spaces (``s``), runs of narrow non-space characters such as
-    Latin words and numbers (``n``), and single wide characters (``w``)."""
-    tokens: list[tuple[str, str]] = []
-    for ch in text:
-        kind = "s" if ch.isspace() else ("w" if wcwidth(ch) == 2 else "n")
-        if tokens and kind != "w" and tokens[-1][0] == kind:
-            tokens[-1] = (kind, tokens[-1][1] + ch)
-        else:
-            tokens.append((kind, ch))
-    return tokens
-
-
-class _Line:
-    """Tokens of one output line and their display width, kept up to date."""
-
-    __slots__ = ("toks", "width")
-
-    def __init__(self, toks=()):
-        self.toks: list[tuple[str, str, int]] = []
-        self.width = 0
-        for t in toks:
-            self.push(t)
-
-    def push(self, tok: tuple[str, str, int]) -> None:
-        self.toks.append(tok)
-        self.width += tok[2]
-
-    def pop(self) -> tuple[str, str, int]:
-        tok = self.toks.pop()
-        self.width -= tok[2]
-        return tok
-
-    def strip(self) -> None:
-        while self.toks and self.toks[-1][0] == "s":
-            self.pop()
-
-    def text(self) -> str:
-        return "".join(t for _, t, _ in self.toks)
-
-
-def wrap(text: str, width: int) -> list[str]:
-    """Break ``text`` into lines of at most ``width`` display columns.
-
-    Lines break between wide (CJK) characters or at spaces; Latin words and numbers stay
-    whole unless longer than a line. Where the width allows, a line does not start with a
-    closing mark such as ``，`` or ``）`` nor end with an opening one such as ``（``.
-
-    Examples
-    --------
-    >>> wrap("一二三四五，六七 abc def", 10)
-    ['一二三四', '五，六七', 'abc def']
-    >>> wrap("abcdefghij", 4)
-    ['abcd', 'efgh', 'ij']
-    >>> wrap("", 5)
-    []
-    """
-    if not is_integer(width) or width < 4:
-        raise ValueError(f"width must be an integer of at least 4 columns, got {width!r}")
-    lines: list[_Line] = []
-    cur = _Line()
-    for kind, tok in _tokens(" ".join(text.split("\n"))):
-        if kind == "s":
-            if cur.toks:
-                cur.push(("s", " ", 1))
-            continue
-        w = display_width(tok)
-        if cur.width + w <= width:
-            cur.push((kind, tok, w))
-            continue
-        # break the line; keep a closing mark with the character before it and
-        # an opening mark with the character after it
-        cur.strip()
-        carried: list[tuple[str, str, int]] = []
-        head = tok
-        while len(cur.toks) > 1 and (head[0] in _NO_LINE_START or cur.toks[-1][1][-1] in _NO_LINE_END):
-            carried.insert(0, cur.pop())
-            head = carried[0][1]
-            cur.strip()
-        if cur.toks:
-            lines.append(cur)
-        cur = _Line(carried)
-        while w > width - cur.width:
-            if cur.toks and w <= width:  # fits on a line of its own
-                lines.append(cur)
-                cur = _Line()
-                continue
-            room, head, used = width - cur.width, "", 0  # a word longer than a line: cut it
-            for ch in tok:
-                cw = max(wcwidth(ch), 0)
-                if used + cw > room:
-                    break
-                head, used = head + ch, used + cw
-            cur.push((kind, head, used))
-            lines.append(cur)
-            cur, tok, w = _Line(), tok[len(head) :], w - used
-        if tok:
-            cur.push((kind, tok, w))
-    cur.strip()
-    if cur.toks:
-        lines.append(cur)
-    return [line.text() for line in lines]
 
 
 def print_observations(items, *, title: str = "观察", width: int = WIDTH, file=None) -> None:

@@ -8,7 +8,6 @@ is already built (`make test` runs `make html` first), so that build finds nothi
 import fcntl
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -87,7 +86,6 @@ def write_book(folder: Path, pages: dict[str, str]) -> Path:
     """
     src = folder / "book"
     src.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "book" / "matplotlibrc", src / "matplotlibrc")  # the kernels' figure style, as for the book
     index, *others = pages
     toctree = "\n```{toctree}\n:hidden:\n" + "\n".join(others) + "\n```\n" if others else ""
     for name, body in pages.items():

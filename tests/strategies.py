@@ -15,8 +15,9 @@ import dataclasses
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from schedlab import H100_TC, GemmConfig, Hardware, all_configs
-from schedlab.core.space import config_array, launch_checks
+from schedlab.core.hardware import H100_TC, Hardware
+from schedlab.core.knobs import GemmConfig, all_configs, config_array
+from schedlab.core.launch import launch_checks
 
 __all__ = [
     "examples",

@@ -23,7 +23,7 @@ triton = pytest.importorskip("triton")  # the `test` extra installs it; importor
 tl = pytest.importorskip("triton.language")
 from triton.runtime.autotuner import Autotuner  # noqa: E402
 
-from schedlab.core.space import GemmConfig  # noqa: E402
+from schedlab.core.knobs import GemmConfig  # noqa: E402
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs  # noqa: E402
 from schedlab.triton.hook import INDUCTOR_KEYS, Pruner, config_kwargs, read_config  # noqa: E402
 
@@ -158,9 +158,10 @@ def test_real_shapes_past_the_old_limits_are_pruned(shape):
     assert len(kept) == 2 and all(c in configs for c in kept)
 
 
-def test_unknown_spelling_raises_through_triton():
+def test_unknown_spelling_raises_through_triton_when_strict():
     configs = [triton.Config({"BM": 64, "BN": 64, "BK": 32, "GROUP_SIZE_M": 8}), *triton_configs(TUTORIAL_CONFIGS)]
-    for hooks in (Pruner("h100-sxm").prune_configs_by(), {"perf_model": Pruner("h100-sxm").perf_model, "top_k": 2}):
+    strict = Pruner("h100-sxm", strict=True)
+    for hooks in (strict.prune_configs_by(), {"perf_model": strict.perf_model, "top_k": 2}):
         with pytest.raises(ValueError, match="no keyword for bm .*BLOCK_SIZE_M, BLOCK_M.*BM, BN, BK"):
             triton_prune(autotuned(configs, hooks), 4096, 4096, 4096)
 
@@ -169,8 +170,8 @@ def test_unknown_spelling_raises_through_triton():
     "a, match",
     [(np.zeros(1, np.float32), "dtype float32"), (3, "has no dtype: int")],
 )
-def test_unknown_dtype_raises_through_triton(a, match):
-    tuner = autotuned(triton_configs(TUTORIAL_CONFIGS), Pruner("h100-sxm").prune_configs_by())
+def test_unknown_dtype_raises_through_triton_when_strict(a, match):
+    tuner = autotuned(triton_configs(TUTORIAL_CONFIGS), Pruner("h100-sxm", strict=True).prune_configs_by())
     with pytest.raises(ValueError, match=match):
         triton_prune(tuner, 4096, 4096, 4096, a=a)
 
@@ -182,7 +183,12 @@ def test_argument_names_configurable():
     assert kept == list(Pruner("h100-sxm", top_k=2).prune(configs, (16, 4096, 4096)).kept)
     with pytest.raises(ValueError, match="no argument 'x_ptr' for dtype"):
         triton_prune(
-            autotuned(configs, Pruner("h100-sxm", args={**pruner.args, "dtype": "x_ptr"}).prune_configs_by()), 1, 1, 1
+            autotuned(
+                configs, Pruner("h100-sxm", args={**pruner.args, "dtype": "x_ptr"}, strict=True).prune_configs_by()
+            ),
+            1,
+            1,
+            1,
         )
 
 

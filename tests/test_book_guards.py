@@ -15,8 +15,7 @@ import doctest
 import pytest
 
 import schedlab
-from schedlab import H100_TC
-from schedlab.core.hardware import check_hardware, lecture_machine_replaced
+from schedlab.core.hardware import H100_TC, check_hardware, lecture_machine_replaced
 from tests.site_build import BOOK, NOTEBOOK_PAGES
 
 

@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import LLAMA8B_PROJECTIONS
-from schedlab.core.space import GemmConfig
 from schedlab.studies import buckets as B
 from schedlab.tuning.covers import (
     DECODE_MS,

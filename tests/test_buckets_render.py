@@ -2,8 +2,8 @@
 
 Every cell of :mod:`schedlab.render`'s learned/bucket tables is parsed back and compared with
 the :class:`~schedlab.tuning.learned.CrossValidation` or :class:`~schedlab.studies.buckets.BucketStudy` it was
-given; every point of :func:`schedlab.figures.bucket_optima` and every cell of
-:func:`schedlab.figures.tile_map` with the sweep, cover and tile map; and the numbers that
+given; every point of :func:`schedlab.figures.buckets.bucket_optima` and every cell of
+:func:`schedlab.figures.buckets.tile_map` with the sweep, cover and tile map; and the numbers that
 ``python -m schedlab buckets`` prints with :mod:`schedlab.studies.buckets` run directly.
 """
 
@@ -22,15 +22,19 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 
-from schedlab import figures, render
 from schedlab.cli.main import main
+from schedlab.figures.buckets import bucket_optima, tile_map
+from schedlab.render.buckets import bucket_table, cover_table, fmt_m_range
+from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, SPLIT_LABELS
+from schedlab.render.learned import feature_set_table, hit_rate_table, regret_table
+from schedlab.render.table import fmt_ratio
 from schedlab.studies import buckets as B
 from schedlab.tuning import learned
 from schedlab.tuning.covers import decode_ms, exact_cover, greedy_cover, power_of_two_cover, sweep
 from schedlab.tuning.features import FEATURE_SETS
 from tests.test_console import _Terminal, table_with
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 #: A small grid holding every power of two it needs (both roundings) and the 16 j + 1 points.
 GRID = (1, 16, 17, 32, 33, 64, 65, 96, 97, 128)
 PROJECTIONS = (("O", 4096, 4096), ("QKV", 6144, 4096))
@@ -65,9 +69,9 @@ def percent(text: str) -> float:
 
 @pytest.mark.parametrize("k", learned.TOP_K)
 def test_regret_table_equals_the_cross_validation(cv, k):
-    table = render.regret_table(cv, k)
+    table = regret_table(cv, k)
     assert table.headers == ("做法", "几何平均", "最坏", "最坏的形状")
-    assert table.column("做法") == tuple(render.METHOD_LABELS[m] for m in learned.METHODS)
+    assert table.column("做法") == tuple(METHOD_LABELS[m] for m in learned.METHODS)
     for row, method in zip(table.rows, learned.METHODS):
         assert ratio(row[1]) == pytest.approx(cv.geomean_regret(method, k), abs=5e-4)
         assert ratio(row[2]) == pytest.approx(cv.worst_regret(method, k), abs=5e-4)
@@ -79,19 +83,19 @@ def test_regret_table_equals_the_cross_validation(cv, k):
 
 
 def test_hit_rate_table_equals_the_cross_validation(cv):
-    table = render.hit_rate_table(cv)
+    table = hit_rate_table(cv)
     assert table.headers == ("做法",) + tuple(f"前 {k} 个" for k in learned.TOP_K)
     for row, method in zip(table.rows, learned.METHODS):
         for text, k in zip(row[1:], learned.TOP_K):
             assert percent(text) == pytest.approx(cv.hit_rate(method, k), abs=0.005)
-    loose = render.hit_rate_table(cv, tol=0.5)
+    loose = hit_rate_table(cv, tol=0.5)
     assert "50%" in loose.title
     assert percent(loose.rows[1][1]) == pytest.approx(cv.hit_rate("fixed", 1, 0.5), abs=0.005)
 
 
 def test_feature_set_table_equals_the_cross_validations(cv, cv_knobs):
-    table = render.feature_set_table([cv_knobs, cv])
-    assert table.column("特征") == (render.FEATURE_SET_LABELS["knobs"], render.FEATURE_SET_LABELS["tile"])
+    table = feature_set_table([cv_knobs, cv])
+    assert table.column("特征") == (FEATURE_SET_LABELS["knobs"], FEATURE_SET_LABELS["tile"])
     for row, c in zip(table.rows, (cv_knobs, cv)):
         assert row[1] == str(len(FEATURE_SETS[c.feature_set]))
         rmse = math.sqrt(np.mean([r.log_rmse**2 for r in c.results]))
@@ -105,26 +109,26 @@ def test_feature_set_table_equals_the_cross_validations(cv, cv_knobs):
 
 def test_learned_tables_reject_other_records(cv):
     with pytest.raises(ValueError, match="CrossValidation"):
-        render.regret_table("not a cross-validation")
+        regret_table("not a cross-validation")
     with pytest.raises(ValueError, match="k must be one of"):
-        render.regret_table(cv, k=3)
+        regret_table(cv, k=3)
     with pytest.raises(ValueError, match="at least one"):
-        render.feature_set_table([])
+        feature_set_table([])
     with pytest.raises(ValueError, match="tol"):
-        render.hit_rate_table(cv, tol="5%")
+        hit_rate_table(cv, tol="5%")
 
 
 def test_labels_cover_every_method_feature_set_and_split():
-    assert set(render.METHOD_LABELS) == set(learned.METHODS)
-    assert set(render.FEATURE_SET_LABELS) == set(FEATURE_SETS)
-    assert set(render.SPLIT_LABELS) == set(learned.SPLITS)
+    assert set(METHOD_LABELS) == set(learned.METHODS)
+    assert set(FEATURE_SET_LABELS) == set(FEATURE_SETS)
+    assert set(SPLIT_LABELS) == set(learned.SPLITS)
 
 
 # --- buckets: tables ------------------------------------------------------------------------
 
 
 def test_bucket_table_equals_the_studies(studies):
-    table = render.bucket_table(studies)
+    table = bucket_table(studies)
     assert table.headers == ("投影", "N×K", "做法", "配置数", "最坏", "平均", "每个 M 都在 5% 以内")
     assert len(table.rows) == 3 * len(studies)
     for i, s in enumerate(studies):
@@ -143,7 +147,7 @@ def test_bucket_table_equals_the_studies(studies):
 def test_bucket_table_leaves_out_a_missing_up_rounding(studies):
     from dataclasses import replace
 
-    table = render.bucket_table([replace(studies[0], power_of_two_up=None)])
+    table = bucket_table([replace(studies[0], power_of_two_up=None)])
     assert [row[2] for row in table.rows][1:] == ["2 的幂，向下取"]
 
 
@@ -153,14 +157,14 @@ def test_bucket_table_names_a_greedy_cover_that_is_not_minimal(studies):
     s = studies[0]
     bigger = replace(s, greedy=replace(s.greedy, configs=s.greedy.configs + s.greedy.configs[:1]))
     assert bigger.greedy_optimal is False
-    assert render.bucket_table([bigger]).rows[0][2] == f"集合覆盖（贪心；最少 {s.exact.n_configs} 个）"
-    assert render.bucket_table([replace(s, exact=None)]).rows[0][2] == "集合覆盖（贪心；精确搜索放弃）"
+    assert bucket_table([bigger]).rows[0][2] == f"集合覆盖（贪心；最少 {s.exact.n_configs} 个）"
+    assert bucket_table([replace(s, exact=None)]).rows[0][2] == "集合覆盖（贪心；精确搜索放弃）"
 
 
 @pytest.mark.parametrize("which", ["greedy", "intervals", "power_of_two"])
 def test_cover_table_rows_are_the_cover_buckets(studies, which):
     cover = getattr(studies[0], which)
-    table = render.cover_table(cover)
+    table = cover_table(cover)
     assert len(table.rows) == len(cover.buckets)
     i = 0
     for row, (first, last, cfg) in zip(table.rows, cover.buckets):
@@ -176,11 +180,11 @@ def test_cover_table_rows_are_the_cover_buckets(studies, which):
 
 def test_bucket_tables_reject_other_records():
     with pytest.raises(ValueError, match="BucketStudy"):
-        render.bucket_table(["not a study"])
+        bucket_table(["not a study"])
     with pytest.raises(ValueError, match="at least one"):
-        render.bucket_table([])
+        bucket_table([])
     with pytest.raises(ValueError, match="Cover"):
-        render.cover_table("not a cover")
+        cover_table("not a cover")
 
 
 # --- figures --------------------------------------------------------------------------------
@@ -189,7 +193,7 @@ def test_bucket_tables_reject_other_records():
 def test_bucket_optima_plots_the_sweep_and_the_cover(studies, close):
     s = studies[0]
     sw, cover, base = s.sweep, s.greedy, s.power_of_two
-    fig = figures.bucket_optima(sw, cover, base)
+    fig = bucket_optima(sw, cover, base)
     close(fig)
     top, mid, bottom = fig.axes
     labels = [t.get_text() for t in top.get_yticklabels()]
@@ -214,19 +218,19 @@ def test_bucket_optima_plots_the_sweep_and_the_cover(studies, close):
 
 def test_bucket_optima_without_baseline_and_on_a_wrong_grid(studies, close):
     s = studies[0]
-    fig = figures.bucket_optima(s.sweep, s.greedy)
+    fig = bucket_optima(s.sweep, s.greedy)
     close(fig)
     assert len(fig.axes[2].collections) == 1
     other = greedy_cover(sweep(4096, 4096, Ms=(1, 16)))
     with pytest.raises(ValueError, match="grid"):
-        figures.bucket_optima(s.sweep, other)
+        bucket_optima(s.sweep, other)
     with pytest.raises(ValueError):
-        figures.bucket_optima("sweep", s.greedy)
+        bucket_optima("sweep", s.greedy)
 
 
 def test_tile_map_plots_the_optimal_tiles(close):
     tm = B.optimal_tiles(Ms=(1, 64, 1024), Ns=(1024, 16384), K=4096)
-    fig = figures.tile_map(tm)
+    fig = tile_map(tm)
     close(fig)
     ax = fig.axes[0]
     np.testing.assert_array_equal(ax.images[0].get_array(), np.log2(tm.bm * tm.bn))
@@ -239,15 +243,15 @@ def test_tile_map_plots_the_optimal_tiles(close):
     assert [t.get_text() for t in ax.get_yticklabels()] == [str(m) for m in tm.Ms]
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(n) for n in tm.Ns]
     with pytest.raises(ValueError, match="TileMap"):
-        figures.tile_map("tiles")
+        tile_map("tiles")
 
 
 def test_figures_render_in_chinese_without_missing_glyphs(studies, close, caplog):
     s = studies[0]
     with matplotlib.rc_context(fname=str(BOOK_RC)):
         made = [
-            figures.bucket_optima(s.sweep, s.greedy, s.power_of_two),
-            figures.tile_map(B.optimal_tiles(Ms=(1, 256), Ns=(4096,))),
+            bucket_optima(s.sweep, s.greedy, s.power_of_two),
+            tile_map(B.optimal_tiles(Ms=(1, 256), Ns=(4096,))),
         ]
         caplog.clear()
         with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.WARNING, logger="matplotlib"):
@@ -289,8 +293,8 @@ def test_buckets_prints_what_the_analysis_gives(capsys, N, K, m_max, tol):
     down, up = power_of_two_cover(sw, tol), power_of_two_cover(sw, tol, "up")
 
     rows = table_with(out, "M", "(BM, BN, BK, warps, stages, GROUP_M)")
-    assert [(r[0], r[1]) for r in rows] == [(render.fmt_m_range(a, b), str(c.as_tuple())) for a, b, c in greedy.buckets]
-    assert [r[2] for r in rows] == list(render.cover_table(greedy).column("最坏（时间 / 该 M 的最优）"))
+    assert [(r[0], r[1]) for r in rows] == [(fmt_m_range(a, b), str(c.as_tuple())) for a, b, c in greedy.buckets]
+    assert [r[2] for r in rows] == list(cover_table(greedy).column("最坏（时间 / 该 M 的最优）"))
 
     rows = table_with(out, "投影", "N×K", "做法")
     assert [r[2] for r in rows][1:] == ["2 的幂，向下取", "2 的幂，向上取"]
@@ -301,10 +305,8 @@ def test_buckets_prints_what_the_analysis_gives(capsys, N, K, m_max, tol):
     assert rows[0][0] == ("O" if (N, K) == (4096, 4096) else "QKV")
 
     worst_m = sw.Ms[int(np.argmax(down.slowdown))]
-    assert (
-        f"按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {render.fmt_ratio(down.worst)} 倍（M = {worst_m}）" in out
-    )
-    assert f"向上取用 {up.n_configs} 个，最坏慢 {render.fmt_ratio(up.worst)} 倍" in out
+    assert f"按 2 的幂向下取用 {down.n_configs} 个配置，最坏慢 {fmt_ratio(down.worst)} 倍（M = {worst_m}）" in out
+    assert f"向上取用 {up.n_configs} 个，最坏慢 {fmt_ratio(up.worst)} 倍" in out
     if exact is not None and exact.n_configs == greedy.n_configs:
         assert f"精确搜索确认 {exact.n_configs} 个就是最少" in out
     assert f"{sw.n_evaluated} 次模型求值" in out

@@ -47,8 +47,8 @@ def test_a_failing_cell_fails_the_build_with_its_traceback(tmp_path, control):
 
 @pytest.mark.parametrize("label", ["共享内存", "\U0001f600"], ids=["cjk", "emoji-missing"])
 def test_a_missing_glyph_in_a_figure_fails_the_build(tmp_path, label):
-    code = (
-        "import matplotlib.pyplot as plt\n"
+    code = (  # matplotlib itself, in the lecture's style (its CJK font), as the package draws
+        "import matplotlib.pyplot as plt\nfrom schedlab.figures.style import apply_style\napply_style()\n"
         f"fig, ax = plt.subplots()\nax.set_title({label!r})\nfig.savefig('/dev/null', format='png')\nplt.close(fig)"
     )
     proc = build_one_page(tmp_path, f"```{{code-cell}} ipython3\n{code}\n```\n")

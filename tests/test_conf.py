@@ -23,7 +23,6 @@ def test_importing_conf_writes_nothing_and_needs_no_wheel(tmp_path, monkeypatch)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "schedlab", tmp_path / "schedlab", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "book").mkdir()
-    shutil.copy(ROOT / "book" / "matplotlibrc", tmp_path / "book" / "matplotlibrc")
     shutil.copytree(ROOT / "book" / "_search", tmp_path / "book" / "_search")
     monkeypatch.setattr(sys, "path", list(sys.path))  # conf.py puts its folders on it, as Sphinx needs
     before, environment = files_under(tmp_path), dict(os.environ)
@@ -36,5 +35,4 @@ def test_importing_conf_writes_nothing_and_needs_no_wheel(tmp_path, monkeypatch)
     assert not any(path.endswith(".whl") for path in conf["html_static_path"])
     footer = conf["html_theme_options"]["extra_footer"]
     assert "CC BY 4.0" in footer and ".whl" not in footer and "%pip" not in footer, footer
-    notebook = {"cells": [{"cell_type": "markdown", "source": "# 页"}], "metadata": {}}
-    assert conf["_with_install_cell"](notebook) == notebook, "an install cell for a wheel the site does not serve"
+    assert conf["schedlab_wheel"] == "", "notebooks would install a wheel the site does not serve"

@@ -19,10 +19,25 @@ import numpy as np
 import pytest
 from wcwidth import wcwidth
 
-from schedlab import LECTURE_SHAPES, GemmConfig, explain, landscape, render, sensitivity, space_summary, transfer
 from schedlab.cli.main import main
-from schedlab.console import print_observations, print_render_table, print_table, wrap
+from schedlab.console import print_observations, print_render_table, print_table
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS
+from schedlab.core.model.engine import explain
+from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.render.labels import KNOB_LABELS, STRATEGY_LABELS
+from schedlab.render.landscape import fmt_ties, top_table
+from schedlab.render.model import breakdown_table
+from schedlab.render.search import search_shape_table
+from schedlab.render.sensitivity import sensitivity_table
+from schedlab.render.shapes import transfer_table
+from schedlab.render.space import knob_table
+from schedlab.render.table import Table, fmt_config, fmt_percent, fmt_ratio, fmt_tflops, fmt_time, fmt_trials
+from schedlab.render.wrap import wrap
+from schedlab.studies.sensitivity import sensitivity
+from schedlab.studies.shapes import transfer
+from schedlab.studies.space import space_summary
 from schedlab.tuning.compare import compare
 from schedlab.tuning.strategies import STRATEGIES
 
@@ -184,12 +199,11 @@ def test_demo1_counts_and_reasons(demo_out):
     s = space_summary()
     assert s.n_launchable == 3744  # the seed's number; the rest follows the analysis
     assert (
-        f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{render.fmt_percent(s.launchable_fraction)}）"
-        in demo_out
+        f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{fmt_percent(s.launchable_fraction)}）" in demo_out
     )
     rows = table_with(demo_out, "原因", "配置数")
     assert rows == [[r.message, str(n)] for r, n in s.reason_counts]
-    table = render.knob_table()
+    table = knob_table()
     knob_rows = table_with(demo_out, *table.headers)
     assert knob_rows == [list(r) for r in table.rows]
 
@@ -201,18 +215,18 @@ def test_demo2_best_config_and_counts(demo_out):
     assert len(rows) == 6
     assert rows[0] == [
         str(land.best.as_tuple()),
-        render.fmt_ties(land.tie_groups(1)[0]),
-        render.fmt_time(land.best_time_s),
-        render.fmt_tflops(land.best_tflops),
+        fmt_ties(land.tie_groups(1)[0]),
+        fmt_time(land.best_time_s),
+        fmt_tflops(land.best_tflops),
         "1.000",
     ]
-    assert rows == [list(r) for r in render.top_table(land, 6).rows]
+    assert rows == [list(r) for r in top_table(land, 6).rows]
     q = land.quantiles()
     assert f"离最快 5% 以内的 {land.n_within(1.05)} 个、2 倍以内的 {land.n_within(2)} 个" in demo_out
-    assert f"中位数 {render.fmt_ratio(q[50])}" in demo_out
+    assert f"中位数 {fmt_ratio(q[50])}" in demo_out
     # the observations quote the analysis, not typed-in numbers
-    assert f"最高 {render.fmt_tflops(land.best_tflops)} TFLOPS" in demo_out
-    assert f"要慢 {render.fmt_ratio(q[50], 1)} 倍" in demo_out
+    assert f"最高 {fmt_tflops(land.best_tflops)} TFLOPS" in demo_out
+    assert f"要慢 {fmt_ratio(q[50], 1)} 倍" in demo_out
 
 
 def test_demo3_optima_and_transfer(demo_out):
@@ -220,7 +234,7 @@ def test_demo3_optima_and_transfer(demo_out):
     rows = table_with(demo_out, "形状", "M×N×K", "最优配置", "时间", "TFLOPS")
     assert [r[0] for r in rows] == [s.name for s in LECTURE_SHAPES]
     assert [r[2] for r in rows] == [str(c.as_tuple()) for c in tr.optima]
-    assert [r[3] for r in rows] == [render.fmt_time(t) for t in tr.best_time_s]
+    assert [r[3] for r in rows] == [fmt_time(t) for t in tr.best_time_s]
     rows = table_with(demo_out, "最优配置来自 \\ 用在", *(s.short for s in LECTURE_SHAPES))
     assert [r[0] for r in rows] == [s.short for s in LECTURE_SHAPES]
     for row, ratios in zip(rows, tr.matrix):
@@ -232,11 +246,11 @@ def test_demo3_optima_and_transfer(demo_out):
 def test_demo4_sensitivity_rows(demo_out):
     sens = sensitivity(SQUARE)
     rows = table_with(demo_out, "参数", "取值 : 时间比")
-    assert rows == [list(r) for r in render.sensitivity_table(sens).rows]
+    assert rows == [list(r) for r in sensitivity_table(sens).rows]
     bm = rows[0][1].split()
     assert "256:1.00*" in bm and "16:—" in bm  # the base value is starred; a config that cannot launch is a dash
     for knob, cells in sens.ratios.items():
-        row = dict(rows)[render.KNOB_LABELS[knob]]
+        row = dict(rows)[KNOB_LABELS[knob]]
         assert len(row.split()) == len(cells)
 
 
@@ -250,9 +264,9 @@ def test_top_lists_the_fastest(capsys):
     assert rows == [
         [
             str(g.first.as_tuple()),
-            render.fmt_ties(g),
-            render.fmt_time(g.time_s),
-            render.fmt_tflops(g.tflops),
+            fmt_ties(g),
+            fmt_time(g.time_s),
+            fmt_tflops(g.tflops),
             f"{g.ratio:.3f}",
         ]
         for g in land.tie_groups(3)
@@ -283,10 +297,10 @@ def test_explain_names_the_bottleneck(capsys, cfg, shape):
     assert marked == [bd.bottleneck]
     for r in rows:
         assert r[1] == TERMS[r[0]]
-        assert r[2] == render.fmt_time(getattr(bd, r[0]))
+        assert r[2] == fmt_time(getattr(bd, r[0]))
     assert f"瓶颈：\u201c{TERMS[bd.bottleneck]}\u201d" in out
     summary = dict(table_with(out, "量", "值"))
-    assert summary["总时间"] == render.fmt_time(bd.time_s)
+    assert summary["总时间"] == fmt_time(bd.time_s)
     assert summary["波数"] == str(bd.waves)
 
 
@@ -370,18 +384,17 @@ def test_bad_input_in_a_real_process_exits_2_with_one_message():
 @pytest.mark.parametrize(
     "args, target",
     [
-        (["search", "16", "4096", "4096"], "compare"),
-        (["buckets", "4096", "4096"], "_bucket_sweep"),
+        (["search", "16", "4096", "4096"], "schedlab.cli.tools.compare"),
+        (["buckets", "4096", "4096"], "schedlab.cli.buckets._bucket_sweep"),
     ],
 )
 def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys, args, target):
     """Ctrl-C in the middle of a long command: status 130 (the shell's 128 + SIGINT), one line, no traceback."""
-    import schedlab.cli.main as cli
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, target, interrupted)
+    monkeypatch.setattr(target, interrupted)
     assert main(args) == 130
     out, err = capsys.readouterr()
     assert out == ""
@@ -502,15 +515,15 @@ def test_search_prints_what_compare_gives(capsys, shape, options, kwargs):
     out = run_main(capsys, "search", *map(str, shape), *options)
     rows = table_with(out, *SEARCH_HEADERS)
     c = compare([shape], **kwargs)
-    assert [r[0] for r in rows] == [render.STRATEGY_LABELS[n] for n in STRATEGIES]
+    assert [r[0] for r in rows] == [STRATEGY_LABELS[n] for n in STRATEGIES]
     for row, name in zip(rows, STRATEGIES):
         cell = c.cell(shape, name)
         assert (_trials(row[1]), _trials(row[2])) == (cell.estimate, cell.p90)
         assert float(row[3].rstrip("%")) == pytest.approx(100 * cell.reached, abs=0.51)
-        assert tuple(row) == [r for r in render.search_shape_table(c, shape).rows if r[0] == row[0]][0]
+        assert tuple(row) == [r for r in search_shape_table(c, shape).rows if r[0] == row[0]][0]
     land = landscape(shape)
     assert f"离最优 5% 以内的有 {land.n_within(1.05)} 个" in out
-    assert render.fmt_config(land.best) in out
+    assert fmt_config(land.best) in out
 
 
 def test_search_strategy_subset_keeps_the_comparison_order(capsys):
@@ -518,7 +531,7 @@ def test_search_strategy_subset_keeps_the_comparison_order(capsys):
         capsys, "search", "2048", "2048", "512", "--strategy", "model", "random", "--strategy", "model", "--seeds", "6"
     )
     rows = table_with(out, *SEARCH_HEADERS)
-    assert [r[0] for r in rows] == [render.STRATEGY_LABELS["random"], render.STRATEGY_LABELS["model"]]
+    assert [r[0] for r in rows] == [STRATEGY_LABELS["random"], STRATEGY_LABELS["model"]]
     c = compare([(2048, 2048, 512)], ["random", "model"], seeds=range(6))
     assert _trials(rows[1][1]) == c.cell(0, "model").estimate
 
@@ -526,7 +539,7 @@ def test_search_strategy_subset_keeps_the_comparison_order(capsys):
 def test_search_defaults_are_the_comparison_defaults(capsys):
     out = run_main(capsys, "search", "16", "4096", "4096", "--strategy", "exhaustive")
     assert "100 个种子，每次预算 300 次测量，测量噪声 3%" in out
-    assert table_with(out, *SEARCH_HEADERS)[0][1] == render.fmt_trials(
+    assert table_with(out, *SEARCH_HEADERS)[0][1] == fmt_trials(
         compare([(16, 4096, 4096)], ["exhaustive"]).cell(0, "exhaustive").estimate
     )
 
@@ -589,7 +602,7 @@ def test_print_table_rejects_ragged_rows():
 
 
 def test_print_render_table_prints_title_then_table():
-    table = render.Table("标题", ("甲", "b"), [("1", "二")])
+    table = Table("标题", ("甲", "b"), [("1", "二")])
     buf = io.StringIO()
     print_render_table(table, file=buf)
     lines = buf.getvalue().splitlines()
@@ -641,17 +654,17 @@ def test_print_observations_numbers_and_indents():
     ],
 )
 def test_fmt_time(seconds, text):
-    assert render.fmt_time(seconds) == text
+    assert fmt_time(seconds) == text
 
 
 @pytest.mark.parametrize("bad", ["1 ms", None, True])
 def test_fmt_time_rejects_non_numbers(bad):
     with pytest.raises(ValueError):
-        render.fmt_time(bad)
+        fmt_time(bad)
 
 
 def test_table_to_html_escapes_everything():
-    html = render.Table("a<b & c", ("<th>",), [('"x" & <y>',)]).to_html()
+    html = Table("a<b & c", ("<th>",), [('"x" & <y>',)]).to_html()
     assert "<th>&lt;th&gt;</th>" in html
     assert "<td>&quot;x&quot; &amp; &lt;y&gt;</td>" in html
     assert "<caption>a&lt;b &amp; c</caption>" in html
@@ -660,14 +673,14 @@ def test_table_to_html_escapes_everything():
 
 def test_table_requires_strings():
     with pytest.raises(ValueError, match="str"):
-        render.Table("t", ("a",), [(1.0,)])
+        Table("t", ("a",), [(1.0,)])
 
 
 def test_transfer_table_marks_configs_that_cannot_launch():
     tr = transfer(LECTURE_SHAPES[:2])
     inf = tr.matrix.copy()
     inf[0, 1] = np.inf
-    table = render.transfer_table(type(tr)(tr.shapes, tr.optima, tr.best_time_s, tr.best_tflops, inf))
+    table = transfer_table(type(tr)(tr.shapes, tr.optima, tr.best_time_s, tr.best_tflops, inf))
     assert table.rows[0][2] == "—"
     assert table.rows[1][1] == f"{tr.matrix[1, 0]:.2f}"
 
@@ -675,21 +688,21 @@ def test_transfer_table_marks_configs_that_cannot_launch():
 def test_sensitivity_table_for_a_base_that_is_not_the_optimum():
     base = GemmConfig(128, 128, 64, 4, 3, 8)
     sens = sensitivity(SQUARE, base)
-    row = dict(render.sensitivity_table(sens).rows)["GROUP_M"]
+    row = dict(sensitivity_table(sens).rows)["GROUP_M"]
     assert row.split()[-1].endswith("*") and row.split()[-1].startswith("8:")
-    assert sum(cell.endswith("*") for r in render.sensitivity_table(sens).rows for cell in r[1].split()) == 6
+    assert sum(cell.endswith("*") for r in sensitivity_table(sens).rows for cell in r[1].split()) == 6
 
 
 def test_breakdown_table_shares_relative_to_the_step():
     bd = explain(GemmConfig(64, 64, 32, 4, 1, 1), 1000, 3000, 700)
-    table = render.breakdown_table(bd)
+    table = breakdown_table(bd)
     for row in table.rows:
-        assert row[3] == render.fmt_percent(getattr(bd, row[0]) / bd.t_step_s)
+        assert row[3] == fmt_percent(getattr(bd, row[0]) / bd.t_step_s)
     assert sum(r[-1] == "◀ 瓶颈" for r in table.rows) == 1
 
 
 def test_tables_render_in_notebooks():
-    table = render.knob_table()
+    table = knob_table()
     assert table._repr_html_() == table.to_html()
     assert table.to_html().count("<tr>") == 1 + len(table.rows)
 
@@ -710,8 +723,8 @@ TOPIC_LAYERS = [
 
 
 #: Modules imported one after another in a fresh interpreter, and what must still be absent after each: the
-#: console needs only Table and fmt_time, the render face loads its topic tables on first use, and the labels sit
-#: below the tables and figures that use them. (Modules only accumulate: absent after the later imports means
+#: console needs only Table and fmt_time, the render package re-exports nothing (a table is imported from its
+#: topic's module), and the labels sit below the tables and figures that use them. (Modules only accumulate: absent after the later imports means
 #: absent after that import alone.)
 IMPORTS = [
     ("schedlab.render.labels", TOPIC_LAYERS + ["schedlab.figures", "matplotlib"]),
@@ -720,11 +733,11 @@ IMPORTS = [
 ]
 
 
-def test_imports_load_no_topic_layer_until_a_table_is_asked_for():
+def test_imports_load_no_topic_layer_until_its_table_module_is_imported():
     code = (
         "import importlib, json, sys\n"
         f"seen = [sorted(set(absent) & set(sys.modules)) for m, absent in {IMPORTS!r} if importlib.import_module(m)]\n"
-        "sys.modules['schedlab.render'].search_table\n"
+        "importlib.import_module('schedlab.render.search')\n"
         "seen.append(['schedlab.tuning' in sys.modules, 'schedlab.tuning.learned' in sys.modules])\n"
         "print(json.dumps(seen))"
     )
@@ -802,7 +815,8 @@ def test_a_usage_error_with_stderr_on_a_full_device_in_a_real_process_exits_2():
     ids=["python -m schedlab", "schedlab script"],
 )
 def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path, command):
-    """A SIGINT during start-up (the imports, before main() runs) ends as one after it: one line, 130."""
+    """A SIGINT while the subcommand's modules import (numpy among them) ends as one during the command: one
+    line naming it, 130."""
     import signal
 
     # sitecustomize runs before `-m schedlab`; its finder sends SIGINT when numpy, imported by the package, is found
@@ -816,7 +830,8 @@ def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path, command):
         "        return None\n"
         "sys.meta_path.insert(0, Interrupt())\n"
     )
-    env = dict(_buffered_env(), PYTHONPATH=str(tmp_path))
+    # the package under test ahead of any installed copy, for the script too
+    env = dict(_buffered_env(), PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parents[1])]))
     proc = subprocess.run(
         [*command, "top", "4096", "4096", "4096"],
         capture_output=True,
@@ -827,7 +842,7 @@ def test_ctrl_c_while_importing_exits_130_with_one_line(tmp_path, command):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.returncode == 130, proc.stderr
-    assert proc.stderr.strip().splitlines() == ["schedlab: 已中断 / interrupted"]
+    assert proc.stderr.strip().splitlines() == ["schedlab top: 已中断 / interrupted"]
 
 
 @pytest.mark.parametrize(
@@ -875,3 +890,10 @@ def test_shapes_past_the_old_limits_are_answered(capsys, args):
     status, out, err, shown = run_status(capsys, *args)
     assert (status, err, shown) == (0, "", []), (err, [str(w.message) for w in shown])
     assert out
+
+
+def test_the_figures_break_where_the_console_may_break():
+    """One set of line-breaking rules: the figures' preferred breaks are breaks the console's rules allow."""
+    from schedlab.render.wrap import BREAK_AFTER, BREAK_BEFORE, NO_LINE_END, NO_LINE_START
+
+    assert BREAK_AFTER <= NO_LINE_START and BREAK_BEFORE <= NO_LINE_END

@@ -22,8 +22,10 @@ import pytest
 from kernel_tuner import tune_cache, util
 from kernel_tuner.file_utils import output_file_schema
 
-from schedlab import H100_TC, all_configs, landscape, launchable
-from schedlab.core.space import TRITON_NAMES
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import TRITON_NAMES, all_configs
+from schedlab.core.landscape import landscape
+from schedlab.core.launch import launchable
 from schedlab.tuning.cache import write_json
 from schedlab.tuning.export import cache_document, measured_times_s, t4_document
 from schedlab.tuning.measurer import Measurer

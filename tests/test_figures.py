@@ -3,7 +3,7 @@
 The data checks compare what is drawn (image arrays, bar heights, line data, scatter
 offsets, annotations) with the analysis records, or with the scalar public API where the
 figure aggregates (``static_valid`` for the launch map). The rendering checks load the
-book's ``book/matplotlibrc`` and fail on matplotlib's "Glyph ... missing from font"
+lecture's ``schedlab/figures/matplotlibrc`` and fail on matplotlib's "Glyph ... missing from font"
 warning, which the book build turns into an error.
 """
 
@@ -24,18 +24,23 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-from schedlab import figures
 from schedlab.core.hardware import H100_TC, KiB
+from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import landscape
+from schedlab.core.launch import reasons, static_valid
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import SPACE, GemmConfig, reasons, static_valid
-from schedlab.figures.space import REASON_STYLE
+from schedlab.figures.landscape import landscape_cdf
+from schedlab.figures.model import breakdown_chart
+from schedlab.figures.sensitivity import sensitivity_chart
+from schedlab.figures.shapes import roofline, transfer_heatmap
+from schedlab.figures.space import REASON_STYLE, launch_map
+from schedlab.figures.style import fit_width
 from schedlab.render.labels import KNOB_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SQUARE = (4096, 4096, 4096)
 
@@ -51,14 +56,14 @@ def book_rc():
 # --- the figures under test, built from the lecture's data ------------------------------
 
 BUILDERS = {
-    "launch_map": lambda: figures.launch_map(),
-    "landscape_cdf": lambda: figures.landscape_cdf(landscape(SQUARE)),
-    "transfer_heatmap": lambda: figures.transfer_heatmap(transfer()),
-    "sensitivity_chart": lambda: figures.sensitivity_chart(sensitivity(SQUARE)),
-    "sensitivity_chart_decode": lambda: figures.sensitivity_chart(sensitivity(LECTURE_SHAPES[3])),
-    "roofline": lambda: figures.roofline(transfer()),
-    "breakdown_chart": lambda: figures.breakdown_chart(explain(transfer().optima[0], *SQUARE)),
-    "breakdown_chart_one_stage": lambda: figures.breakdown_chart(explain(GemmConfig(256, 128, 32, 8, 1, 1), *SQUARE)),
+    "launch_map": lambda: launch_map(),
+    "landscape_cdf": lambda: landscape_cdf(landscape(SQUARE)),
+    "transfer_heatmap": lambda: transfer_heatmap(transfer()),
+    "sensitivity_chart": lambda: sensitivity_chart(sensitivity(SQUARE)),
+    "sensitivity_chart_decode": lambda: sensitivity_chart(sensitivity(LECTURE_SHAPES[3])),
+    "roofline": lambda: roofline(transfer()),
+    "breakdown_chart": lambda: breakdown_chart(explain(transfer().optima[0], *SQUARE)),
+    "breakdown_chart_one_stage": lambda: breakdown_chart(explain(GemmConfig(256, 128, 32, 8, 1, 1), *SQUARE)),
 }
 
 
@@ -104,7 +109,7 @@ def test_page_png_is_twice_the_layout_resolution(book_rc, close):
     # The PNG a page embeds is the figure's _repr_png_ (what glue stores); the pages lay a figure out
     # at 110 px per inch, and its PNG must hold twice that (sharp on 2x screens and phones), while a
     # saved file keeps savefig.dpi. Tight bounding box: the width moves by the padding, within 2 %.
-    fig = figures.landscape_cdf(landscape(SQUARE))
+    fig = landscape_cdf(landscape(SQUARE))
     close(fig)
     width_in = fig.get_figwidth()
     assert png_width_px(fig._repr_png_()) == pytest.approx(width_in * 2 * 110, rel=0.02)
@@ -125,12 +130,12 @@ def test_page_png_is_no_wider_than_its_figure(name, book_rc, close):
 
 
 def test_fit_width_breaks_a_title_wider_than_the_figure(book_rc, close):
-    fig = figures.landscape_cdf(landscape(SQUARE))
+    fig = landscape_cdf(landscape(SQUARE))
     close(fig)
     title = fig.axes[0].get_title()
     fig.axes[0].set_title(title + title)  # twice as long as the figure is wide
     width_in = fig.get_figwidth()
-    figures.style.fit_width(fig)
+    fit_width(fig)
     broken = fig.axes[0].get_title()
     assert broken.replace("\n", "") == title + title and broken.count("\n") >= 1
     box = fig.get_tightbbox()
@@ -156,9 +161,10 @@ def test_renders_without_missing_glyphs(name, book_rc, close, caplog):
 
 def test_glyph_check_catches_a_font_without_cjk(close, caplog):
     """The check above can fail: with DejaVu Sans alone, the Chinese labels have no glyphs."""
+    fig = transfer_heatmap(transfer())  # in the package's style (a CJK font) ...
+    close(fig)
+    # ... drawn with the sans-serif list cut to DejaVu Sans (fonts are looked up when the text is drawn)
     with matplotlib.rc_context({"font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"]}):
-        fig = figures.transfer_heatmap(transfer())
-        close(fig)
         problems = render(fig, caplog)
     assert any("missing from font" in p for p in problems)
 
@@ -198,7 +204,7 @@ def _launch_counts(hw):
     ids=["H100", "small-smem-and-registers"],
 )
 def test_launch_map_counts_equal_static_valid(hw, close):
-    fig = figures.launch_map(hw)
+    fig = launch_map(hw)
     close(fig)
     assert len(fig.axes) == len(SPACE["warps"])
     n_pairs = len(SPACE["bk"]) * len(SPACE["stages"])
@@ -223,7 +229,7 @@ def test_launch_map_counts_equal_static_valid(hw, close):
 
 
 def test_launch_map_legend_gives_the_reasons(close):
-    fig = figures.launch_map()
+    fig = launch_map()
     close(fig)
     legend = " ".join(t.get_text() for t in fig.legends[0].get_texts())
     for code in ("mma", "registers", "smem"):
@@ -241,7 +247,7 @@ def test_launch_map_legend_gives_the_reasons(close):
 
 def test_landscape_cdf_plots_every_ratio(close):
     land = landscape(SQUARE)
-    fig = figures.landscape_cdf(land)
+    fig = landscape_cdf(land)
     close(fig)
     (ax,) = fig.axes
     assert ax.get_xscale() == "log"
@@ -257,7 +263,7 @@ def test_landscape_cdf_plots_every_ratio(close):
 
 def test_landscape_cdf_marks_thresholds_counts_and_median(close):
     land = landscape(SQUARE)
-    fig = figures.landscape_cdf(land)
+    fig = landscape_cdf(land)
     close(fig)
     (ax,) = fig.axes
     vlines = sorted(
@@ -277,7 +283,7 @@ def test_landscape_cdf_marks_thresholds_counts_and_median(close):
 
 def test_transfer_heatmap_shows_the_matrix(close):
     t = transfer()
-    fig = figures.transfer_heatmap(t)
+    fig = transfer_heatmap(t)
     close(fig)
     assert len(fig.axes) == 2  # heat map + colour bar
     ax = fig.axes[0]
@@ -296,7 +302,7 @@ def test_transfer_heatmap_shows_the_matrix(close):
 
 def test_transfer_heatmap_accepts_plain_tuples(close):
     t = transfer([(1024, 1024, 1024), (8, 8192, 8192)])
-    fig = figures.transfer_heatmap(t)
+    fig = transfer_heatmap(t)
     close(fig)
     assert [lbl.get_text() for lbl in fig.axes[0].get_xticklabels()] == ["1024×1024×1024", "8×8192×8192"]
 
@@ -307,7 +313,7 @@ def test_transfer_heatmap_accepts_plain_tuples(close):
 @pytest.mark.parametrize("shape", [SQUARE, LECTURE_SHAPES[3]], ids=["square", "decode"])
 def test_sensitivity_bars_equal_finite_ratios(shape, close):
     s = sensitivity(shape)
-    fig = figures.sensitivity_chart(s)
+    fig = sensitivity_chart(s)
     close(fig)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == len(SPACE)
@@ -342,7 +348,7 @@ def test_sensitivity_bars_equal_finite_ratios(shape, close):
 
 def test_roofline_points_and_roofs(close):
     t = transfer()
-    fig = figures.roofline(t)
+    fig = roofline(t)
     close(fig)
     (ax,) = fig.axes
     assert ax.get_xscale() == ax.get_yscale() == "log"
@@ -367,7 +373,7 @@ def test_roofline_points_and_roofs(close):
 
 def test_roofline_follows_hardware(close):
     hw = replace(H100_TC, hbm_bw_bytes_per_s=1e12)
-    fig = figures.roofline(transfer(hw=hw), hw)
+    fig = roofline(transfer(hw=hw), hw)
     close(fig)
     x, y = (np.asarray(a) for a in fig.axes[0].lines[0].get_data())
     assert np.allclose(y[x < 100], x[x < 100])  # 1 TB/s: TFLOPS = intensity
@@ -387,7 +393,7 @@ def test_roofline_follows_hardware(close):
 )
 def test_breakdown_bars_equal_terms(shape, cfg, close):
     b = explain(cfg, *shape)
-    fig = figures.breakdown_chart(b)
+    fig = breakdown_chart(b)
     close(fig)
     (ax,) = fig.axes
     bars = list(ax.containers[0])
@@ -411,7 +417,7 @@ def _label_pos(ax, k):
 
 def test_figures_display_themselves_in_a_notebook(book_rc, close, caplog):
     """A figure made without pyplot has ``_repr_png_``: IPython shows it without ``%matplotlib inline``."""
-    fig = figures.landscape_cdf(landscape(SQUARE))
+    fig = landscape_cdf(landscape(SQUARE))
     close(fig)
     caplog.clear()
     with warnings.catch_warnings(record=True) as caught:

@@ -5,7 +5,6 @@ import dataclasses
 import numpy as np
 import pytest
 
-from schedlab import GemmConfig, all_configs, explain, landscape, launchable, space_summary
 from schedlab.core.hardware import (
     A100_SXM4,
     DEFAULT_PROFILE,
@@ -20,10 +19,15 @@ from schedlab.core.hardware import (
     lecture_machine_replaced,
     profile,
 )
+from schedlab.core.knobs import GemmConfig, all_configs
+from schedlab.core.landscape import landscape
+from schedlab.core.launch import launchable
+from schedlab.core.model.engine import explain
 from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.studies.claims import seed_claims
 from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
+from schedlab.studies.space import space_summary
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
@@ -345,9 +349,9 @@ def test_published_comparison_refuses_what_is_not_a_measurement():
 
 
 def test_profiles_table_shows_each_profile_in_its_column():
-    from schedlab import render
+    from schedlab.render.gpus import profiles_table
 
-    t = render.profiles_table()
+    t = profiles_table()
     assert t.headers[2:] == tuple(PROFILES)
     rows = {r[0]: r[2:] for r in t.rows}
     assert rows["SM 数"] == tuple(str(hw.n_sm) for hw in PROFILES.values())
@@ -357,47 +361,47 @@ def test_profiles_table_shows_each_profile_in_its_column():
 
 @pytest.mark.parametrize("name", ["h100-sxm", "a100-sxm4", "h200-sxm"])
 def test_profile_sources_table_lists_exactly_the_fields_sourced_apart_from_the_lecture(name):
-    from schedlab import render
+    from schedlab.render.gpus import profile_sources_table
 
-    t = render.profile_sources_table(name)
+    t = profile_sources_table(name)
     shown = [r[4] for r in t.rows]
     assert shown == [f for f in FIELDS if PROFILE_SOURCES[name][f] != PROFILE_SOURCES["h100-lecture"][f]]
     assert all(r[3] == PROFILE_SOURCES[name][r[4]] for r in t.rows)  # the profile's source, not a "changed" mark
 
 
 def test_hardware_transfer_table_marks_what_cannot_launch():
-    from schedlab import render
+    from schedlab.render.gpus import hardware_transfer_table
 
     slow = dataclasses.replace(H100_TC, name="slow", mem_latency_s=2e-6)
     a100 = dataclasses.replace(A100_SXM4, name="a100-seed", launch_rules="seed")
     t = hardware_transfer(SQUARE, [slow, a100])
-    table = render.hardware_transfer_table(t)
+    table = hardware_transfer_table(t)
     assert table.headers == ("最优来自", "配置", "自己的 TFLOPS", "用在 slow", "用在 a100-seed")
     assert table.rows[0][4] == "不能启动" and table.rows[1][3] != "不能启动"
 
 
 def test_published_table_rows_follow_the_comparison():
-    from schedlab import render
+    from schedlab.render.gpus import published_table
     from schedlab.studies.published import published_comparison
 
     c = published_comparison()
-    t = render.published_table(c)
+    t = published_table(c)
     assert len(t.rows) == len(c.shapes)
     assert t.rows[-1][2] == "—"  # no Triton number was published for the MAMF shape
 
 
 def test_gpu_figures_draw_one_curve_and_one_matrix_per_item():
-    from schedlab import figures
+    from schedlab.figures.gpus import gpu_landscapes, hardware_transfer_grid
 
     lands = [landscape(SQUARE, hw) for hw in PROFILES.values()]
-    fig = figures.gpu_landscapes(lands, list(PROFILES))
+    fig = gpu_landscapes(lands, list(PROFILES))
     curves = fig.axes[0].lines[::2]  # a curve and its end marker per GPU
     assert len(curves) == 4
     for line, land in zip(curves, lands):
         x = line.get_xdata()
         assert x[-1] == pytest.approx(land.best_tflops) and len(x) == len(land.configs)
     transfers = [hardware_transfer(s.mnk) for s in LECTURE_SHAPES]
-    grid = figures.hardware_transfer_grid(transfers)
+    grid = hardware_transfer_grid(transfers)
     images = [ax.images[0].get_array() for ax in grid.axes if ax.images]
     assert len(images) == 4
     for image, t in zip(images, transfers):
@@ -405,14 +409,14 @@ def test_gpu_figures_draw_one_curve_and_one_matrix_per_item():
 
 
 def test_gpu_figures_refuse_mismatched_input():
-    from schedlab import figures
+    from schedlab.figures.gpus import gpu_landscapes, hardware_transfer_grid
 
     with pytest.raises(ValueError, match="same length"):
-        figures.gpu_landscapes([landscape(SQUARE)], [])
+        gpu_landscapes([landscape(SQUARE)], [])
     with pytest.raises(ValueError, match="same shape"):
-        figures.gpu_landscapes([landscape(SQUARE), landscape(DECODE)], ["a", "b"])
+        gpu_landscapes([landscape(SQUARE), landscape(DECODE)], ["a", "b"])
     with pytest.raises(ValueError, match="same GPUs"):
-        figures.hardware_transfer_grid([hardware_transfer(SQUARE), hardware_transfer(SQUARE, ["h100-sxm"])])
+        hardware_transfer_grid([hardware_transfer(SQUARE), hardware_transfer(SQUARE, ["h100-sxm"])])
 
 
 # --- the console: --gpu on every subcommand, and `gpus` ------------------------------------------
@@ -440,10 +444,10 @@ def test_gpus_on_another_gpu_keeps_every_profile_in_its_own_column(capsys):
 
 def test_the_console_resolves_the_gpu_once_and_passes_it(capsys, monkeypatch):
     """No module reads the machine from ambient state: the demos receive the --gpu machine as an argument."""
-    from schedlab.cli import main as cli_main
+    from schedlab.cli.demos import DEMOS
 
     seen = []
-    monkeypatch.setitem(cli_main.DEMOS, 2, seen.append)
+    monkeypatch.setitem(DEMOS, 2, seen.append)
     assert run_console(["demos", "2", "--gpu", "h200-sxm"], capsys)[0] == 0
     assert seen == [H200_SXM]
     import schedlab.core.hardware as hardware
@@ -452,28 +456,28 @@ def test_the_console_resolves_the_gpu_once_and_passes_it(capsys, monkeypatch):
 
 
 def test_top_on_another_gpu_prints_that_gpus_optimum(capsys):
-    from schedlab import render
+    from schedlab.render.table import fmt_config, fmt_time
 
     status, out, err = run_console(["top", "4096", "4096", "4096", "-n", "3", "--gpu", "a100-sxm4"], capsys)
     assert status == 0 and err == ""
     a100 = landscape(SQUARE, A100_SXM4)
-    assert render.fmt_config(a100.best) in out and render.fmt_time(a100.best_time_s) in out
-    assert render.fmt_time(landscape(SQUARE, H100_TC).best_time_s) not in out
+    assert fmt_config(a100.best) in out and fmt_time(a100.best_time_s) in out
+    assert fmt_time(landscape(SQUARE, H100_TC).best_time_s) not in out
     # the default is the lecture's machine, and --gpu may come before the subcommand too
     _, default_out, _ = run_console(["top", "4096", "4096", "4096", "-n", "3"], capsys)
     _, lecture_out, _ = run_console(["--gpu", "h100-lecture", "top", "4096", "4096", "4096", "-n", "3"], capsys)
-    assert default_out == lecture_out and render.fmt_time(landscape(SQUARE).best_time_s) in default_out
+    assert default_out == lecture_out and fmt_time(landscape(SQUARE).best_time_s) in default_out
     _, before_out, _ = run_console(["--gpu", "a100-sxm4", "top", "4096", "4096", "4096", "-n", "3"], capsys)
     assert before_out == out
 
 
 def test_explain_on_the_h200_uses_its_bandwidth(capsys):
-    from schedlab import render
+    from schedlab.render.table import fmt_time
 
     cfg = landscape(DECODE, H200_SXM).best
     status, out, _ = run_console(["explain", *map(str, cfg.as_tuple()), *map(str, DECODE), "--gpu", "h200-sxm"], capsys)
     assert status == 0
-    assert render.fmt_time(explain(cfg, *DECODE, H200_SXM).time_s) in out
+    assert fmt_time(explain(cfg, *DECODE, H200_SXM).time_s) in out
 
 
 @pytest.mark.parametrize(
@@ -530,3 +534,10 @@ def test_hardware_transfer_tells_machines_apart_by_value_not_by_name():
     assert t.hardware == (H100_TC, fewer) and t.matrix.shape == (2, 2)
     with pytest.raises(ValueError, match="gpus must be distinct machines"):
         hardware_transfer((4096, 4096, 4096), ["h100-lecture", H100_TC])  # one machine under two names
+
+
+def test_every_time_part_has_one_label():
+    from schedlab.render.labels import TIME_PART_LABELS
+    from schedlab.studies.published import TIME_PARTS
+
+    assert tuple(TIME_PART_LABELS) == TIME_PARTS

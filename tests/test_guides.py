@@ -5,8 +5,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, figures, landscape, launchable, render
-from schedlab.core.hardware import KiB
+from schedlab.core.hardware import H100_TC, KiB
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.landscape import landscape
+from schedlab.core.launch import launchable
+from schedlab.figures.guides import guide_sweep
+from schedlab.render.guides import guide_table
 from schedlab.studies import guides
 from schedlab.tuning import surrogates
 from schedlab.tuning.compare import compare, ruled_cores
@@ -169,10 +173,10 @@ def test_view_tables_and_figure():
     g = guides.guide_study(
         SQUARE, [guides.field_truth(0.0), guides.field_truth(0.1)], ["top-k model", "random"], seeds=range(6)
     )
-    t = render.guide_table(g)
+    t = guide_table(g)
     assert t.headers == ("调优器", "σ = 0 %", "σ = 10 %") and len(t.rows) == 2
-    fig = figures.guide_sweep([g])
+    fig = guide_sweep([g])
     ax = fig.axes[0]
     assert list(ax.lines[0].get_xdata()) == [0.0, 10.0]
     with pytest.raises(ValueError, match="GuideStudy"):
-        render.guide_table("x")
+        guide_table("x")

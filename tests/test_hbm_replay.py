@@ -5,7 +5,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedlab import H100_TC
+from schedlab.core.hardware import H100_TC
 from schedlab.core.model import hbm_bytes
 from tests.strategies import examples
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedlab import LECTURE_SHAPES, SPACE, GemmConfig, landscape
+from schedlab.core.knobs import SPACE, GemmConfig
+from schedlab.core.landscape import landscape
+from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.studies.landscapes import MID_BOX_SHAPES, distinct_landscapes, good_set, optimum_at_box_corner
 
 

@@ -15,11 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import schedlab.core.model.hbm
-from schedlab import H100_TC, evaluate, evaluate_many, launchable
-from schedlab.core.hardware import A100_SXM4
+from schedlab.core.hardware import A100_SXM4, H100_TC
+from schedlab.core.launch import launchable
 from schedlab.core.model import hbm_bytes
+from schedlab.core.model.engine import evaluate, evaluate_many
 from schedlab.core.model.hbm import EXACT_WAVES, hbm_term, waves
-from schedlab.core.space import check_shape
+from schedlab.core.shapes import check_shape
 from tests.strategies import examples
 
 TILES = st.sampled_from([16, 32, 64, 128, 256])

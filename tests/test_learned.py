@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import study_shapes
-from schedlab.core.space import GemmConfig
 from schedlab.tuning import learned as L
 from schedlab.tuning.features import FEATURE_SETS, features
 from schedlab.tuning.regression import fit, fit_boosted

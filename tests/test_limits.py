@@ -14,9 +14,12 @@ import textwrap
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time, landscape
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.landscape import landscape
 from schedlab.core.model import hbm_bytes
-from schedlab.core.space import MAX_COUNT, check_shape, shape_bytes_bound
+from schedlab.core.model.engine import evaluate, explain, gemm_time
+from schedlab.core.shapes import MAX_COUNT, check_shape, shape_bytes_bound
 
 BEST = GemmConfig(256, 128, 32, 8, 4, 1)
 
@@ -104,7 +107,10 @@ _PRICE_LARGEST = textwrap.dedent("""
     warnings.simplefilter("error")  # a numpy overflow warning fails the run
     limit = {limit}
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    from schedlab import H100_TC, GemmConfig, explain, landscape
+    from schedlab.core.hardware import H100_TC
+    from schedlab.core.knobs import GemmConfig
+    from schedlab.core.landscape import landscape
+    from schedlab.core.model.engine import explain
     out = []
     for shape in {shapes}:
         land = landscape(shape)

@@ -13,11 +13,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, GemmConfig, evaluate, explain, gemm_time
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS, blocks_per_sm, hbm_bytes, tiling
+from schedlab.core.model.engine import evaluate, explain, gemm_time
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import config_array
 
 MiB = 1024 * 1024
 CLK = 989.4e12 / (132 * 4096)  # Hz: the datasheet's dense FP16 peak over 132 SMs x 4096 FLOP/clk

@@ -1,4 +1,4 @@
-"""The figures' colour cycle (book/matplotlibrc) stays distinguishable for colour-blind readers.
+"""The figures' colour cycle (schedlab/figures/matplotlibrc) stays distinguishable for colour-blind readers.
 
 Each pair of cycle colours is simulated for full deuteranopia and protanopia (Machado, Oliveira and
 Fernandes 2009, as implemented by colorspacious) and compared in CAM02-UCS, a space where Euclidean
@@ -17,7 +17,7 @@ from matplotlib.colors import to_rgb
 
 from tests.site_build import ROOT
 
-BOOK_RC = ROOT / "book" / "matplotlibrc"
+BOOK_RC = ROOT / "schedlab" / "figures" / "matplotlibrc"
 #: Least CAM02-UCS distance between two cycle colours as a colour-blind reader sees them.
 MIN_DISTANCE = 10.0
 

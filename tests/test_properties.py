@@ -16,9 +16,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import schedlab.core.model.engine
-from schedlab import H100_TC, SPACE, GemmConfig, all_configs, clear_caches, evaluate, gemm_time, landscape
-from schedlab.core.hardware import PROFILES
+from schedlab.core.caching import clear_caches
+from schedlab.core.hardware import H100_TC, PROFILES
+from schedlab.core.knobs import SPACE, GemmConfig, all_configs
+from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS, ModelTerms, evaluate_many
+from schedlab.core.model.engine import evaluate, gemm_time
 from tests.strategies import (
     config_subsets,
     configs,

@@ -18,8 +18,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedlab import H100_TC, GemmConfig, landscape, sensitivity, static_valid
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.landscape import landscape
+from schedlab.core.launch import static_valid
 from schedlab.core.shapes import LECTURE_SHAPES, llm_shapes
+from schedlab.studies.sensitivity import sensitivity
 from schedlab.tuning.compare import compare, descent_local_optima
 from schedlab.tuning.features import feature_names
 from schedlab.tuning.harness import SearchTrace, run_strategy, trials_to_within

@@ -2,18 +2,16 @@
 
 Every cell of :mod:`schedlab.render`'s search tables is parsed back and compared with
 :meth:`Comparison.cell` / :meth:`Comparison.summary` / :class:`LocalOptima`; every line
-and band of :func:`schedlab.figures.search_curves` is compared with the comparison's
+and band of :func:`schedlab.figures.search.search_curves` is compared with the comparison's
 curves. The figure is also drawn with the book's rc file, where a missing CJK glyph
 would fail the build.
 """
 
 from __future__ import annotations
 
-import importlib
 import io
 import logging
 import math
-import pkgutil
 import re
 import warnings
 from pathlib import Path
@@ -25,12 +23,22 @@ matplotlib = pytest.importorskip("matplotlib")
 
 from matplotlib.text import Text  # noqa: E402
 
-from schedlab import LECTURE_SHAPES, figures, render  # noqa: E402
-from schedlab.core.shapes import llm_shapes  # noqa: E402
+from schedlab.core.shapes import LECTURE_SHAPES, llm_shapes  # noqa: E402
+from schedlab.figures.search import search_curves  # noqa: E402
+from schedlab.render.labels import STRATEGY_LABELS  # noqa: E402
+from schedlab.render.search import (  # noqa: E402
+    descent_table,
+    fmt_reach,
+    local_optima_table,
+    search_shape_table,
+    search_summary_table,
+    search_table,
+)
+from schedlab.render.table import fmt_trials  # noqa: E402
 from schedlab.tuning.compare import compare, descent_local_optima  # noqa: E402
 from schedlab.tuning.strategies import STRATEGIES  # noqa: E402
 
-BOOK_RC = Path(__file__).resolve().parents[1] / "book" / "matplotlibrc"
+BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 SQUARE, DECODE = (4096, 4096, 4096), (16, 4096, 4096)
 CELL = re.compile(r"^(\d+|—)\u00a0/\u00a0(\d+|—)\u00a0\((\d+(?:\.\d)?)%\)$")
 
@@ -57,16 +65,16 @@ def assert_cell(text: str, cell):
     median, p90, reached = parse_cell(text)
     assert median == cell.estimate and p90 == cell.p90
     assert reached == pytest.approx(cell.reached, abs=0.0051)  # whole percent (one decimal near 0 % and 100 %)
-    assert text.endswith(f"({render.fmt_reach(cell.reached)})")
+    assert text.endswith(f"({fmt_reach(cell.reached)})")
 
 
 # --- tables -------------------------------------------------------------------------------
 
 
 def test_search_table_cells_equal_the_comparison(comparison):
-    table = render.search_table(comparison)
+    table = search_table(comparison)
     assert table.headers == ("策略",) + tuple(s.short for s in comparison.shapes)
-    assert table.column("策略") == tuple(render.STRATEGY_LABELS[n] for n in comparison.strategies)
+    assert table.column("策略") == tuple(STRATEGY_LABELS[n] for n in comparison.strategies)
     for row, name in zip(table.rows, comparison.strategies):
         for text, shape in zip(row[1:], comparison.shapes):
             assert_cell(text, comparison.cell(shape, name))
@@ -74,20 +82,20 @@ def test_search_table_cells_equal_the_comparison(comparison):
 
 
 def test_search_table_picks_shapes_in_the_order_given(comparison):
-    table = render.search_table(comparison, [DECODE, SQUARE])
+    table = search_table(comparison, [DECODE, SQUARE])
     assert table.headers[1:] == ("decode 16", "方阵 4096³")
     assert_cell(table.rows[-1][1], comparison.cell(DECODE, "model"))
 
 
 def test_search_table_marks_unreached_with_a_dash(comparison):
-    rows = {row[0]: row[1:] for row in render.search_table(comparison).rows}
-    exhaustive = rows[render.STRATEGY_LABELS["exhaustive"]][0]
+    rows = {row[0]: row[1:] for row in search_table(comparison).rows}
+    exhaustive = rows[STRATEGY_LABELS["exhaustive"]][0]
     assert comparison.cell(SQUARE, "exhaustive").reached == 0.0
     assert exhaustive == "—\u00a0/\u00a0—\u00a0(0%)"
 
 
 def test_search_shape_table_columns_equal_the_cell(comparison):
-    table = render.search_shape_table(comparison, SQUARE)
+    table = search_shape_table(comparison, SQUARE)
     assert table.headers == ("策略", "中位数", "90% 分位数", "预算内到达")
     for row, name in zip(table.rows, comparison.strategies):
         cell = comparison.cell(SQUARE, name)
@@ -98,7 +106,7 @@ def test_search_shape_table_columns_equal_the_cell(comparison):
 
 def test_search_summary_table_cells_equal_summary(comparison):
     groups = {"讲义": comparison.shapes[:2], "Llama": comparison.shapes[2:], "全部": comparison.shapes}
-    table = render.search_summary_table(comparison, groups)
+    table = search_summary_table(comparison, groups)
     assert table.headers == ("策略", "讲义", "Llama", "全部")
     for row, name in zip(table.rows, comparison.strategies):
         for text, shapes in zip(row[1:], groups.values()):
@@ -107,33 +115,33 @@ def test_search_summary_table_cells_equal_summary(comparison):
 
 def test_search_summary_table_rejects_empty_groups(comparison):
     with pytest.raises(ValueError, match="at least one shape"):
-        render.search_summary_table(comparison, {"空": []})
+        search_summary_table(comparison, {"空": []})
 
 
 @pytest.mark.parametrize(
     "fraction, text", [(1.0, "100%"), (0.7, "70%"), (0.0, "0%"), (0.9966, "99.7%"), (0.004, "0.4%")]
 )
 def test_reach_is_never_rounded_to_all_or_nothing(fraction, text):
-    assert render.fmt_reach(fraction) == text
+    assert fmt_reach(fraction) == text
 
 
 def test_fmt_trials():
-    assert render.fmt_trials(18.0) == "18" and render.fmt_trials(math.inf) == "—"
+    assert fmt_trials(18.0) == "18" and fmt_trials(math.inf) == "—"
     with pytest.raises(ValueError):
-        render.fmt_trials("18")
+        fmt_trials("18")
 
 
 def test_tables_reject_other_records():
     with pytest.raises(ValueError, match="Comparison"):
-        render.search_table("not a comparison")
+        search_table("not a comparison")
     with pytest.raises(ValueError, match="LocalOptima"):
-        render.local_optima_table("not local optima")
+        local_optima_table("not local optima")
 
 
 @pytest.mark.parametrize("shape", [SQUARE, DECODE], ids=["square", "decode"])
 def test_local_optima_table_rows_equal_where(shape):
     lo = descent_local_optima(shape, seeds=range(40))
-    table = render.local_optima_table(lo, k=4)
+    table = local_optima_table(lo, k=4)
     assert len(table.rows) == min(4, len(lo.where))
     for row, (cfg, ratio, runs) in zip(table.rows, lo.where):
         assert row == (str(cfg.as_tuple()), f"{ratio:.2f}", str(runs))
@@ -143,7 +151,7 @@ def test_local_optima_table_rows_equal_where(shape):
 
 def test_descent_table_rows_equal_the_records():
     los = [descent_local_optima(s, seeds=range(30)) for s in (SQUARE, DECODE)]
-    table = render.descent_table(los)
+    table = descent_table(los)
     for row, lo, name in zip(table.rows, los, ("方阵 4096³", "decode 16")):
         assert row == (name, f"{100 * lo.rate:.0f}%", str(len(lo.where)), f"{lo.mean_measurements:.1f}")
 
@@ -165,7 +173,7 @@ def band_limits(band, x):
 
 @pytest.mark.parametrize("shape", [SQUARE, DECODE, 2], ids=["square", "decode", "index"])
 def test_search_curves_plot_the_comparison_curves(comparison, shape, close):
-    fig = figures.search_curves(comparison, shape)
+    fig = search_curves(comparison, shape)
     close(fig)
     i = comparison.shape_index(shape)
     axes = [ax for ax in fig.axes if ax.get_visible()]
@@ -189,18 +197,18 @@ def test_search_curves_plot_the_comparison_curves(comparison, shape, close):
         assert goal and goal[0].get_ydata()[0] == comparison.factor
         cell = comparison.cell(i, name)
         title = ax.get_title()
-        assert title.startswith(render.STRATEGY_LABELS[name])
+        assert title.startswith(STRATEGY_LABELS[name])
         assert (f"中位数 {cell.estimate:.0f} 次" in title) if np.isfinite(cell.estimate) else ("没到" in title)
 
 
 def test_search_curves_rejects_a_shape_not_compared(comparison):
     with pytest.raises(ValueError, match="not in this comparison"):
-        figures.search_curves(comparison, (8, 8, 8))
+        search_curves(comparison, (8, 8, 8))
 
 
 def test_search_curves_render_in_chinese_without_missing_glyphs(comparison, close, caplog):
     with matplotlib.rc_context(fname=str(BOOK_RC)):
-        fig = figures.search_curves(comparison, SQUARE)
+        fig = search_curves(comparison, SQUARE)
         close(fig)
         texts = [t.get_text() for t in fig.findobj(Text) if t.get_text()]
         assert any(re.search(r"[\u4e00-\u9fff]", s) for s in texts)
@@ -216,26 +224,9 @@ def test_search_curves_leave_pyplot_and_rcparams_alone(comparison, close):
     import matplotlib.pyplot as plt
 
     before_rc, before_figs = dict(matplotlib.rcParams), plt.get_fignums()
-    close(figures.search_curves(comparison, DECODE))
+    close(search_curves(comparison, DECODE))
     assert dict(matplotlib.rcParams) == before_rc and plt.get_fignums() == before_figs
 
 
 def test_labels_cover_every_strategy():
-    assert set(render.STRATEGY_LABELS) == set(STRATEGIES)
-
-
-# --- the package face ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("module", [m.name for m in pkgutil.iter_modules(render.__path__)])
-def test_render_face_re_exports_every_topic_table(module):
-    """Every public name of each module the face finds is reachable as ``render.<name>`` and is the same object."""
-    topic = importlib.import_module(f"schedlab.render.{module}")
-    for name in topic.__all__:
-        assert getattr(render, name) is getattr(topic, name), f"render.{name}"
-        assert name in render.__all__ and name in dir(render)
-
-
-def test_render_face_names_a_missing_table():
-    with pytest.raises(AttributeError, match="no attribute 'no_such_table'"):
-        render.no_such_table  # noqa: B018
+    assert set(STRATEGY_LABELS) == set(STRATEGIES)

@@ -8,8 +8,13 @@ if one of these fails, the physics in ``schedlab/core/model/`` changed.
 import numpy as np
 import pytest
 
-from schedlab import SPACE, GemmConfig, all_configs, gemm_time, landscape, sensitivity, static_valid, transfer
+from schedlab.core.knobs import SPACE, GemmConfig, all_configs
+from schedlab.core.landscape import landscape
+from schedlab.core.launch import static_valid
+from schedlab.core.model.engine import gemm_time
 from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.studies.sensitivity import sensitivity
+from schedlab.studies.shapes import transfer
 
 SQUARE = (4096, 4096, 4096)
 PREFILL = (512, 14336, 4096)

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import schedlab
-from schedlab import landscape, space_summary
+from schedlab.core.landscape import landscape
+from schedlab.studies.space import space_summary
 
 REPO = Path(__file__).resolve().parents[1]
 SEED_NAME = "03_gpu_schedule_space.py"

@@ -2,7 +2,7 @@
 
 The pruning counts are re-derived here from the rules written out by hand in a plain
 Python loop, with the H100 numbers typed in, so the test does not merely replay
-``schedlab.core.space.launch_checks`` against itself.
+``schedlab.core.launch.launch_checks`` against itself.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import pickle
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, SPACE, WARP_GRID, GemmConfig, Reason, all_configs, reasons, static_valid
-from schedlab.core.space import KNOB_NAMES, config_array, launch_checks
+from schedlab.core.hardware import H100_TC
+from schedlab.core.knobs import KNOB_NAMES, SPACE, WARP_GRID, GemmConfig, all_configs, config_array
+from schedlab.core.launch import Reason, launch_checks, reasons, static_valid
 from schedlab.studies.space import space_summary
 
 # --- the rules, written out independently of schedlab --------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from schedlab import landscape
+from schedlab.core.landscape import landscape
 from schedlab.core.stats import (
     bootstrap_interval,
     holm,

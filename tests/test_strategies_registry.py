@@ -15,7 +15,8 @@ import sys
 import numpy as np
 import pytest
 
-from schedlab import H100_TC, landscape
+from schedlab.core.hardware import H100_TC
+from schedlab.core.landscape import landscape
 from schedlab.tuning.harness import run_seeds, trials_to_within
 from schedlab.tuning.measurer import Measurer, noise_factors, search_context
 from schedlab.tuning.strategies import CORES, MODULES, STRATEGIES, modules

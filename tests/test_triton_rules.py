@@ -13,16 +13,10 @@ import itertools
 import numpy as np
 import pytest
 
-from schedlab import GemmConfig, launchable, reasons
 from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_RULES
-from schedlab.core.space import (
-    config_array,
-    launch_checks,
-    pipeline_smem_bytes,
-    spilled_registers,
-    triton_warps_per_tile,
-    uses_wgmma,
-)
+from schedlab.core.knobs import GemmConfig, config_array
+from schedlab.core.launch import launch_checks, launchable, reasons
+from schedlab.core.resources import pipeline_smem_bytes, spilled_registers, triton_warps_per_tile, uses_wgmma
 from schedlab.triton.configs import INDUCTOR_MM_CONFIGS, TUTORIAL_FP8_CONFIGS, TUTORIAL_FP16_CONFIGS
 
 TRITON_PROFILES = {"h100-sxm": H100_SXM, "a100-sxm4": A100_SXM4, "h200-sxm": H200_SXM}

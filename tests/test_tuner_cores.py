@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from schedlab import H100_TC
+from schedlab.core.hardware import H100_TC
 from schedlab.tuning.compare import compare
 from schedlab.tuning.records import record_runs, recorded_cores
 from schedlab.tuning.strategies import CORES

@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from schedlab import landscape
-from schedlab.core.space import SPACE, TRITON_NAMES
+from schedlab.core.knobs import SPACE, TRITON_NAMES
+from schedlab.core.landscape import landscape
 from schedlab.tuning.export import measured_times_s
 from schedlab.tuning.records import BOOK_DATA, load_runs, record_runs
 from schedlab.tuning.tuners import TUNERS, run_tuner, tuner_order

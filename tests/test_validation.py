@@ -8,22 +8,16 @@ import importlib
 import numpy as np
 import pytest
 
-from schedlab import (
-    H100_TC,
-    GemmConfig,
-    Hardware,
-    evaluate,
-    explain,
-    gemm_time,
-    landscape,
-    launchable,
-    reasons,
-    sensitivity,
-    space_summary,
-    transfer,
-)
+from schedlab.core.hardware import H100_TC, Hardware
+from schedlab.core.knobs import GemmConfig, config_array
+from schedlab.core.landscape import landscape
+from schedlab.core.launch import launchable, reasons
 from schedlab.core.model import hbm_bytes
-from schedlab.core.space import check_shape, config_array
+from schedlab.core.model.engine import evaluate, explain, gemm_time
+from schedlab.core.shapes import check_shape
+from schedlab.studies.sensitivity import sensitivity
+from schedlab.studies.shapes import transfer
+from schedlab.studies.space import space_summary
 
 GOOD = (256, 128, 32, 8, 4, 1)
 SQUARE = (4096, 4096, 4096)

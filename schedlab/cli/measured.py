@@ -15,6 +15,7 @@ regenerates ``schedlab/data/measured``). ``measured-tuners`` records the real tu
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from schedlab.cli.args import int_in
@@ -29,25 +30,52 @@ from schedlab.tuning.measured import measured_context, repeat_factors
 from schedlab.tuning.records import record_measured_runs
 from schedlab.tuning.tuners import TUNERS
 
-__all__ = ["add_parsers"]
+__all__ = ["measured_arguments", "cmd_measured", "measured_tuners_arguments", "cmd_measured_tuners"]
 
 
 def _read(path: Path):
-    """A cache file or a compact ``.npz``, as a MeasuredLandscape."""
-    return load_compact(path) if path.suffix == ".npz" else read_cache(path)
+    """A cache file or a compact ``.npz``, as a MeasuredLandscape (a progress bar on a terminal for a long read)."""
+    if path.suffix == ".npz":
+        return load_compact(path)
+    with progress_bar(desc=path.name, unit="项") as bar:
+        return read_cache(path, progress=report_to(bar))
 
 
 def _stem(path: Path) -> str:
     return path.name.removesuffix(".gz").removesuffix(".json").removesuffix(".npz")
 
 
+def _distinct_stems(paths) -> None:
+    """Refuse two inputs that would share an output name (``d1/x.json`` and ``d2/x.json.gz``: both ``x``)."""
+    if len(set(paths)) != len(paths):
+        raise ValueError(f"a file is given twice: {' '.join(str(p) for p in paths)}")
+    seen: dict[str, Path] = {}
+    for path in paths:
+        other = seen.setdefault(_stem(path), path)
+        if other != path:
+            raise ValueError(f"{other} and {path} would both be written as {_stem(path)}.npz; rename one")
+
+
+def _context(path: Path, m):
+    """``measured_context(m)`` once ``m`` has repeats to draw from; a refusal names the path given."""
+    try:
+        repeat_factors(m, 0)
+        return measured_context(m)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
 def cmd_measured(args) -> int:
-    lands = {path: _read(path) for path in args.caches}  # every file read (and checked) before any is written
+    _distinct_stems(args.caches)
+    lands = {path: _read(path) for path in args.caches}
+    contexts = {_stem(p): _context(p, m) for p, m in lands.items()}  # every file read and checked ...
     if args.output is not None:
+        if args.output.exists() and not args.output.is_dir():
+            raise ValueError(f"cannot write into {args.output}: it is not a folder")
         args.output.mkdir(parents=True, exist_ok=True)
-        for path, m in lands.items():
-            print(f"紧凑副本 / compact copy: {save_compact(m, check_writable(args.output / f'{_stem(path)}.npz'))}")
-    contexts = {_stem(p): measured_context(m) for p, m in lands.items()}
+        outputs = {path: check_writable(args.output / f"{_stem(path)}.npz") for path in lands}
+        for path, m in lands.items():  # ... before any is written
+            print(f"紧凑副本 / compact copy: {save_compact(m, outputs[path])}")
     print_render_table(structure_table([structure(c, n) for n, c in contexts.items()] + [model_structure()]))
     factors = {_stem(p): (lambda s, m=m: repeat_factors(m, s)) for p, m in lands.items()}
     print()
@@ -56,37 +84,37 @@ def cmd_measured(args) -> int:
 
 
 def cmd_measured_tuners(args) -> int:
+    _distinct_stems(args.landscapes)
+    lands = {path: _read(path) for path in args.landscapes}  # every file read and checked before any work
+    for path, m in lands.items():
+        _context(path, m)
     args.output.mkdir(parents=True, exist_ok=True)
-    for path in args.landscapes:
-        m = _read(path)
-        tag = f"-{args.tag}" if args.tag else ""
-        output = check_writable(args.output / f"runs-{_stem(path)}{tag}.npz")  # before minutes of work
+    tag = f"-{args.tag}" if args.tag else ""
+    outputs = {path: check_writable(args.output / f"runs-{_stem(path)}{tag}.npz") for path in lands}
+    for path, m in lands.items():
+        output = outputs[path]
         with progress_bar(desc=_stem(path), unit="次运行") as bar:
             runs = record_measured_runs(m, args.tuner or tuple(TUNERS), range(args.seeds), args.budget, report_to(bar))
         print(f"{len(runs.names)} 个调优器 × {len(runs.seeds)} 个种子 / tuners x seeds: {runs.save(output)}")
     return 0
 
 
-def add_parsers(sub) -> None:
-    """Add ``measured`` and ``measured-tuners`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    p = sub.add_parser(
-        "measured",
-        help="读真机测出的地形（Kernel Tuner 缓存文件）/ real measured landscapes",
-        description="读 Kernel Tuner 的缓存文件（JSON 或 .gz，或本包写的紧凑 .npz），打印它的结构（和模型的 4096³ 并列）"
+def measured_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "读 Kernel Tuner 的缓存文件（JSON 或 .gz，或本包写的紧凑 .npz），打印它的结构（和模型的 4096³ 并列）"
         "和本包不靠模型的策略在上面测到 5% 以内要几次；-o 另写紧凑副本（书用的 schedlab/data/measured 就是这样生成的）。"
-        " / Read Kernel Tuner cache files as measured landscapes.",
+        " / Read Kernel Tuner cache files as measured landscapes."
     )
     p.add_argument("caches", nargs="+", type=Path, help="Kernel Tuner 缓存文件（.json / .json.gz）或紧凑 .npz")
     p.add_argument("-o", "--output", type=Path, default=None, help="把紧凑副本写进这个文件夹")
     p.add_argument("--seeds", type=int_in(2, 1000), default=50, help="种子数（默认 50）")
-    p.set_defaults(func=cmd_measured)
 
-    p = sub.add_parser(
-        "measured-tuners",
-        help="记录真实调优器在真机地形上的运行 / record real tuners on measured landscapes",
-        description="让 Kernel Tuner 的策略和 Optuna 的采样器在每个真机地形上按本讲的规则各跑 --seeds 个种子，"
+
+def measured_tuners_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "让 Kernel Tuner 的策略和 Optuna 的采样器在每个真机地形上按本讲的规则各跑 --seeds 个种子，"
         "每次测量取一次记录下的重复测量；存成 runs-<名字>.npz（真实的地形一页读它）。很慢。"
-        " / Record the real tuners' runs on measured landscapes (slow).",
+        " / Record the real tuners' runs on measured landscapes (slow)."
     )
     p.add_argument("landscapes", nargs="+", type=Path, help="Kernel Tuner 缓存文件或紧凑 .npz")
     p.add_argument("--seeds", type=int_in(1, 1000), default=10, help="种子数 0 … n−1（默认 10）")
@@ -96,4 +124,3 @@ def add_parsers(sub) -> None:
     p.add_argument("--tuner", nargs="+", action="extend", choices=tuple(TUNERS), metavar="NAME", help="只跑这些")
     p.add_argument("-o", "--output", type=Path, default=Path("."), help="输出文件夹（默认当前文件夹）")
     p.add_argument("--tag", default="", help="输出文件名 runs-<名字>-<tag>.npz 的后缀（分批记录时区分）")
-    p.set_defaults(func=cmd_measured_tuners)

@@ -15,16 +15,17 @@ arguments with ``num_warps`` and ``num_stages``.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, positive_int
-from schedlab.core.space import check_shape
-from schedlab.render.table import fmt_percent, fmt_ratio, fmt_time
+from schedlab.core.shapes import check_shape
+from schedlab.render.table import fmt_ratio, fmt_share, fmt_time
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 from schedlab.triton.hook import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source
 
-__all__ = ["add_parsers"]
+__all__ = ["prune_arguments", "cmd_prune"]
 
 #: ``--configs`` names -> the list for a shape, spelled as its source spells it.
 LISTS = {
@@ -48,49 +49,67 @@ def _load(source: str, shape) -> list:
     return configs
 
 
+def _listing(result, configs) -> list[dict]:
+    """Every config of the list once: kept (ranked with its estimate, or unranked with ``null``) or dropped."""
+    rows = [
+        {**config_record(c), "kept": True, "estimate_ms": (float(t) if t is not None else None)}
+        for c, t in zip(result.kept, [*result.estimates_ms, *[None] * len(result.unranked)])
+    ]
+    rows += [
+        {**config_record(configs[i]), "kept": False, "estimate_ms": None, "reasons": [r.code for r in why]}
+        for i, why in result.dropped.items()
+    ]
+    return rows
+
+
 def cmd_prune(args) -> int:
     shape = check_shape(args.M, args.N, args.K)  # ValueError names M, N or K
     configs = _load(args.configs, shape)
     pruner = Pruner(args.gpu, top_k=args.top)
-    result = pruner.prune(configs, shape)  # ValueError names a knob it cannot read
+    result = pruner.prune(configs, shape)  # unreadable configs kept unranked, with their reasons in notes
+    if not result.estimates_ms and result.notes:
+        raise ValueError(f"no config of {args.configs} can be estimated: {result.notes[0]}")
     if args.json:
+        rows = _listing(result, configs)
         doc = {
             "gpu": args.gpu,
             "shape": list(shape),
             "configs": args.configs,
             "top": args.top,
             "n_listed": result.n_listed,
+            "duplicates": result.duplicates,
             "skipped_share": result.skipped_share,
-            "kept": [{**config_record(c), "estimate_ms": t} for c, t in zip(result.kept, result.estimates_ms)],
+            "kept": [{k: v for k, v in r.items() if k != "kept"} for r in rows if r["kept"]],
             "dropped": [
-                {**config_record(configs[i]), "reasons": [r.code for r in why]} for i, why in result.dropped.items()
+                {k: v for k, v in r.items() if k not in ("kept", "estimate_ms")} for r in rows if not r["kept"]
             ],
+            "not_estimated": list(result.notes),
         }
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        print(json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False))
         return 0
-    best = result.estimates_ms[0]
+    best = result.estimates_ms[0] if result.estimates_ms else None
     for c, t in zip(result.kept, result.estimates_ms):
         print(f"{triton_source(c)},  # {fmt_time(t / 1e3)}, {fmt_ratio(t / best)}×")
+    for c, note in zip(result.unranked, result.notes):
+        print(f"{triton_source(c)},  # 未估计 / not estimated: {note.split(': ', 1)[-1]}")
     n_drop = len(result.dropped)
     why = sorted({r.message for rs in result.dropped.values() for r in rs})
+    skipped = fmt_share(result.skipped_share)
     print(
         f"\n# {pruner.hw.name}，{'×'.join(map(str, shape))}：{result.n_listed} 个配置留下 {len(result.kept)} 个，"
-        f"跳过 {fmt_percent(result.skipped_share)}"
+        f"跳过 {skipped}"
         + (f"（其中 {n_drop} 个不能启动：{'；'.join(why)}）" if n_drop else "")
-        + f"。 / kept {len(result.kept)} of {result.n_listed}, skipped {fmt_percent(result.skipped_share)}"
+        + f"。 / kept {len(result.kept)} of {result.n_listed}, skipped {skipped}"
     )
     return 0
 
 
-def add_parsers(sub) -> None:
-    """Add ``prune`` to the subcommands ``sub`` of :func:`schedlab.cli.main.build_parser`."""
-    p = sub.add_parser(
-        "prune",
-        help="把 Triton 的配置列表剪到值得测的几个 / prune a Triton config list with the model",
-        description="用模型给一张 Triton 配置列表排序：不能启动的去掉，留下估计最快的 --top 个，"
+def prune_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "用模型给一张 Triton 配置列表排序：不能启动的去掉，留下估计最快的 --top 个，"
         "打印成可以直接贴进 @triton.autotune 的 triton.Config(...) 行，附每个的估计时间和跳过的比例。"
         "和 schedlab.triton.hook.Pruner 交给 prune_configs_by 的是同一段代码。"
-        " / Keep the --top configs of a list with the best estimates, as triton.Config lines.",
+        " / Keep the --top configs of a list with the best estimates, as triton.Config lines."
     )
     add_shape_arguments(p)
     p.add_argument(
@@ -102,4 +121,3 @@ def add_parsers(sub) -> None:
     )
     p.add_argument("--top", type=positive_int, default=4, help="留下几个（默认 4） / how many to keep")
     p.add_argument("--json", action="store_true", help="输出 JSON / print JSON")
-    p.set_defaults(func=cmd_prune)

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 
-__all__ = ["is_integer", "is_number", "check_int", "check_number"]
+__all__ = ["is_integer", "is_number", "check_int", "check_number", "check_real", "check_sequence"]
 
 
 def is_integer(value) -> bool:
@@ -89,3 +90,24 @@ def check_number(name: str, value, minimum: float | None = None, maximum: float 
     ):
         raise ValueError(f"{name} must be a finite number{_bounds(minimum, maximum)}, got {value!r}")
     return float(value)
+
+
+def check_real(x, what: str) -> float:
+    """``x`` as a float, ``inf`` and NaN included (a table shows them as missing); a ``ValueError`` naming
+    ``what`` unless it is a real number (bool is not).
+
+    Examples
+    --------
+    >>> check_real(3, "ratio"), check_real(float("inf"), "ratio")
+    (3.0, inf)
+    """
+    if not is_number(x):
+        raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
+    return float(x)
+
+
+def check_sequence(value, name: str, what: str) -> tuple:
+    """``value`` as a tuple when it is an iterable (not a string); otherwise a TypeError naming ``name``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of {what}, got {value!r} ({type(value).__name__})")
+    return tuple(value)

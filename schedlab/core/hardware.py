@@ -51,7 +51,7 @@ MiB = 1024 * KiB
 #: The time terms a kernel may not pay at all (the lecture's machine pays none of them).
 _MAY_BE_ZERO = frozenset({"t_launch_s", "t_k_step_clk", "pipeline_overlap"})
 #: The rule sets that decide which configurations launch (:attr:`Hardware.launch_rules`); see
-#: :func:`schedlab.core.space.launch_checks`.
+#: :func:`schedlab.core.launch.launch_checks`.
 LAUNCH_RULES = ("seed", "triton-sm80", "triton-sm90")
 
 

@@ -10,8 +10,10 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int, is_number
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, GemmConfig
+from schedlab.core.launch import launchable
 from schedlab.core.model import evaluate
-from schedlab.core.space import SPACE, GemmConfig, as_mnk, launchable
+from schedlab.core.shapes import as_mnk
 
 #: Percentiles of time/best that :func:`landscape` reports.
 QUANTILES = (10, 25, 50, 75, 90)

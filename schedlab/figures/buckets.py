@@ -10,6 +10,7 @@ from matplotlib.ticker import FuncFormatter
 
 from schedlab.figures.style import fmt_times, ink_on, new_figure, text_color
 from schedlab.render.labels import cover_label
+from schedlab.render.table import fmt_percent
 from schedlab.studies.buckets import TileMap
 from schedlab.tuning.covers import Cover, Sweep
 
@@ -105,7 +106,9 @@ def bucket_optima(sweep: Sweep, cover: Cover, baseline: Cover | None = None) -> 
             label=f"{cover_label(baseline.method)}：{baseline.n_configs} 个配置",
         )
     tol = 1.0 + cover.tol
-    ax.axhline(tol, color="#555555", linestyle="--", linewidth=0.9, zorder=1, label=f"最优的 {100 * cover.tol:.6g}%")
+    ax.axhline(
+        tol, color="#555555", linestyle="--", linewidth=0.9, zorder=1, label=f"最优的 {fmt_percent(cover.tol, None)}"
+    )
     top = max(tol, float(cover.slowdown.max()), float(baseline.slowdown.max()) if baseline is not None else 0.0)
     ax.set_ylim(0.98, 1.0 + (top - 1.0) * 1.08 + 0.02)
     ax.yaxis.set_major_formatter(FuncFormatter(fmt_times))

@@ -8,7 +8,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from matplotlib.transforms import ScaledTranslation
 
-from schedlab.core.space import as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.figures.style import new_figure
 from schedlab.render.labels import TUNER_LABELS, lecture_short
 from schedlab.studies.guides import GUIDED, GuideStudy

@@ -6,10 +6,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
+from schedlab.core.knobs import SPACE
 from schedlab.core.landscape import Landscape
-from schedlab.core.space import SPACE
 from schedlab.figures.style import Interactive, fmt_times, new_figure, text_color
 from schedlab.render.labels import CONFIG_HEADER, KNOB_LABELS, lecture_name
+from schedlab.render.table import fmt_percent
 
 __all__ = ["landscape_cdf", "landscape_explorer"]
 
@@ -54,7 +55,7 @@ def landscape_cdf(landscape: Landscape) -> Figure:
         ax.text(
             factor * 1.04,
             y_text,
-            f"{factor:g}× 以内：{k} 个（{k / n:.1%}）",
+            f"{factor:g}× 以内：{k} 个（{fmt_percent(k / n, 1)}）",
             color=text_color(color),
             fontsize=9,
             va="center",

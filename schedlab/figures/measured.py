@@ -8,6 +8,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from schedlab.figures.style import fmt_times, new_figure
 from schedlab.render.labels import strategy_label
+from schedlab.render.table import fmt_percent
 from schedlab.studies.measured import MeasuredComparison
 
 __all__ = ["measured_landscapes"]
@@ -68,7 +69,7 @@ def measured_landscapes(ratios, comparison: MeasuredComparison, strategy: str = 
     decades = 10.0 ** np.arange(np.floor(np.log10(rarest)), 1)
     left.yaxis.set_major_locator(FixedLocator(decades))
     left.yaxis.set_minor_locator(NullLocator())
-    left.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{100 * y:g}%"))
+    left.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: fmt_percent(y, None)))
     left.set_xlabel("时间 / 最快")
     left.set_ylabel("不比它慢的配置占比")
     # the legend below both panels (one colour per landscape in each): inside the left panel it

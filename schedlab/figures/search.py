@@ -8,9 +8,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from schedlab.core.space import as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import lecture_name, strategy_label
+from schedlab.render.table import fmt_percent
 from schedlab.tuning.compare import Comparison
 
 __all__ = ["search_curves"]
@@ -52,7 +53,7 @@ def search_curves(comparison: Comparison, shape) -> Figure:
     fig = new_figure(0.34 * nrows + 0.12)
     axes = np.atleast_1d(fig.subplots(nrows, ncols, sharex=True, sharey=True)).ravel()
     top = max(float(np.max(comparison.curve_p90[i])), comparison.factor)
-    goal = f"{100 * (comparison.factor - 1):.6g}%"
+    goal = fmt_percent(comparison.factor - 1, None)
     for j, (ax, name) in enumerate(zip(axes, names)):
         # a palette colour darkened to 3:1 on white (WCAG's contrast for graphics): the yellow's line
         # and band were too pale to see

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from schedlab.core.space import SPACE
+from schedlab.core.knobs import SPACE
 from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import KNOB_GLOSSES, KNOB_LABELS, lecture_name
 from schedlab.studies.sensitivity import Sensitivity

@@ -9,9 +9,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from schedlab.core.hardware import H100_TC, Hardware
-from schedlab.core.space import as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.figures.style import Interactive, fmt_times, ink_on, new_figure
 from schedlab.render.labels import CONFIG_HEADER, lecture_name, shape_short
+from schedlab.render.table import fmt_percent
 from schedlab.studies.shapes import Transfer
 
 __all__ = ["transfer_heatmap", "transfer_explorer", "roofline"]
@@ -234,7 +235,9 @@ def roofline(transfer: Transfer, hw: Hardware = H100_TC) -> Figure:
     slot = {i: 1 - (len(order) - k - 0.5) / (len(order) + 1) for k, i in enumerate(order)}
     leader = dict(arrowstyle="-", color="#888888", linewidth=0.7, shrinkA=2, shrinkB=4)
     for i in np.argsort(intensity):
-        text = f"{shape_short(transfer.shapes[i])}\n{achieved[i]:.0f} TFLOPS\n屋顶的 {achieved[i] / roof[i]:.0%}"
+        text = (
+            f"{shape_short(transfer.shapes[i])}\n{achieved[i]:.0f} TFLOPS\n屋顶的 {fmt_percent(achieved[i] / roof[i])}"
+        )
         if crowded[i]:
             where = dict(xytext=(slot[i], 0.03), textcoords="axes fraction", ha="center", va="bottom")
             arrow = dict(leader, relpos=(0.5, 1.0))

@@ -9,7 +9,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from schedlab.core.hardware import H100_TC, Hardware
-from schedlab.core.space import SPACE, WARP_GRID, all_configs, config_array, launch_checks, reasons
+from schedlab.core.knobs import SPACE, WARP_GRID, all_configs, config_array
+from schedlab.core.launch import launch_checks, reasons
 from schedlab.figures.style import new_figure
 
 __all__ = ["launch_map", "REASON_STYLE"]
@@ -56,7 +57,7 @@ def launch_map(hw: Hardware = H100_TC) -> Figure:
     One panel per ``num_warps`` (rows BM, columns BN). A cell shows how many of the
     ``BK × num_stages`` pairs launch; a cell where none does is filled by the reason
     that rules out every pair (warp tile smaller than one mma, or registers).
-    Computed from :func:`schedlab.core.space.launch_checks`.
+    Computed from :func:`schedlab.core.launch.launch_checks`.
 
     Parameters
     ----------

@@ -1,5 +1,11 @@
-"""What every figure shares: a figure that shows itself in a notebook, the ratio ticks, and the
-legibility rules every figure keeps (text size at phone width, text contrast).
+"""What every figure shares: the lecture's style (fonts, CJK included, sizes, colours), a figure that shows
+itself in a notebook, the ratio ticks, and the legibility rules every figure keeps (text size at phone width,
+text contrast).
+
+:func:`new_figure` applies the style (:data:`STYLE_FILE`, carried by the wheel) to matplotlib's ``rcParams``
+each time the package makes a figure, so a figure looks the same on the site, in a downloaded notebook and
+from the console, whatever rc file or backend (Jupyter's inline one resets some) was active before. Where no
+CJK font is installed, it warns once (:class:`MissingCJKFontWarning`) and says which package fixes it.
 
 A page shows a figure's PNG as wide as the text column; on a phone that column is
 :data:`PHONE_COLUMN_PX` CSS pixels, so a PNG ``W`` pixels wide is scaled by
@@ -11,17 +17,26 @@ test reads back beside the width the phone really shows.
 from __future__ import annotations
 
 import base64
+import functools
 import io
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
-from matplotlib import rcParams
+from matplotlib import font_manager, rc_params_from_file, rcParams
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb, to_rgba
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from schedlab.render.wrap import break_in_two
+
 __all__ = [
+    "STYLE_FILE",
+    "CJK_FONTS",
+    "MissingCJKFontWarning",
+    "apply_style",
     "PHONE_COLUMN_PX",
     "MIN_TEXT_CSS_PX",
     "MIN_CONTRAST",
@@ -36,6 +51,56 @@ __all__ = [
     "legibility",
     "fit_width",
 ]
+
+#: The lecture's matplotlib rc file: fonts, sizes, colours (applied by :func:`apply_style`).
+STYLE_FILE = Path(__file__).with_name("matplotlibrc")
+#: The CJK font the site's figures are drawn with, and how to install it (Debian and Ubuntu).
+CJK_FONT, CJK_PACKAGE = "WenQuanYi Micro Hei", "fonts-wqy-microhei"
+
+
+class MissingCJKFontWarning(UserWarning):
+    """No font of the style's ``font.sans-serif`` list has CJK glyphs: Chinese text would draw as boxes."""
+
+
+@functools.cache
+def _style() -> dict:
+    return dict(rc_params_from_file(STYLE_FILE, use_default_template=False))
+
+
+#: The CJK fonts the style names (``font.sans-serif`` less its Latin fallback), first choice first.
+CJK_FONTS = tuple(f for f in _style()["font.sans-serif"] if f != "DejaVu Sans")
+
+
+@functools.cache
+def _cjk_font_found() -> str | None:
+    """The first CJK font of the style that matplotlib finds, else None (warned once per process)."""
+    for family in CJK_FONTS:
+        try:
+            return font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+        except ValueError:
+            continue
+    warnings.warn(
+        f"schedlab: no CJK font found ({', '.join(CJK_FONTS)}), so Chinese text in figures will draw as boxes. "
+        f"Install {CJK_FONT} (Debian/Ubuntu: sudo apt-get install {CJK_PACKAGE}), then delete matplotlib's "
+        "font cache (~/.cache/matplotlib/fontlist-*.json) and restart Python.",
+        MissingCJKFontWarning,
+        stacklevel=4,
+    )
+    return None
+
+
+def apply_style() -> None:
+    """Set matplotlib's ``rcParams`` to the lecture's style (:data:`STYLE_FILE`); warn once if no CJK font is found.
+
+    Examples
+    --------
+    >>> apply_style()
+    >>> rcParams["font.sans-serif"][0], rcParams["axes.spines.top"]
+    ('WenQuanYi Micro Hei', False)
+    """
+    rcParams.update(_style())
+    _cjk_font_found()
+
 
 #: Width of the text column on a 390 px phone (the theme's article padding taken off), CSS px.
 PHONE_COLUMN_PX = 342
@@ -194,59 +259,6 @@ def legibility(fig: Figure) -> list[DrawnText]:
     return found
 
 
-#: Characters a line may end with (and, for the opening ones, begin with) when :func:`fit_width` breaks a text.
-_BREAK_AFTER = "，。；：、）)」,;:"
-_BREAK_BEFORE = "（(「"
-
-
-def _is_wide(ch: str) -> bool:
-    """A CJK ideograph or fullwidth form: a line may break between two of them."""
-    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
-
-
-def _break_line(line: str) -> tuple[str, str] | None:
-    """``line`` split in two at its most balanced break, or None if it has none.
-
-    A break after closing punctuation or before opening punctuation comes first, then one at a
-    space, then one between two CJK characters; among the first kind the line has, the one whose
-    longer half is shortest (a CJK character counting two columns). No line may begin with
-    closing punctuation or end with opening punctuation, so a closing bracket followed by a colon
-    is never split.
-
-    Examples
-    --------
-    >>> _break_line("屋顶线：每种形状的最优配置")
-    ('屋顶线：', '每种形状的最优配置')
-    >>> _break_line("num_warps（每块的 warp 数）")
-    ('num_warps', '（每块的 warp 数）')
-    >>> _break_line("4096×4096") is None
-    True
-    >>> _break_line("方阵 4096³（4096×4096×4096）：同一个空间在四块 GPU 上")
-    ('方阵 4096³（4096×4096×4096）：', '同一个空间在四块 GPU 上')
-    """
-    punctuation, spaces, ideographs = [], [], []
-    for i in range(1, len(line)):
-        before, after = line[i - 1], line[i]
-        if after in _BREAK_AFTER or before in _BREAK_BEFORE:
-            continue  # a line would begin with a closing mark or end with an opening one
-        if before in _BREAK_AFTER or after in _BREAK_BEFORE:
-            punctuation.append(i)
-        elif after == " ":  # (the break after the space is the same one)
-            spaces.append(i)
-        elif _is_wide(before) and _is_wide(after):
-            ideographs.append(i)
-
-    def width(text: str) -> int:
-        return sum(2 if _is_wide(ch) else 1 for ch in text.strip())
-
-    for candidates in (punctuation, spaces, ideographs):
-        candidates = [i for i in candidates if line[:i].strip() and line[i:].strip()]
-        if candidates:
-            i = min(candidates, key=lambda i: max(width(line[:i]), width(line[i:])))
-            return line[:i].rstrip(), line[i:].lstrip()
-    return None
-
-
 def fit_width(fig: Figure, max_rounds: int = 12) -> None:
     """Lay ``fig`` out so that nothing it draws sticks out of its left or right edge.
 
@@ -297,7 +309,7 @@ def fit_width(fig: Figure, max_rounds: int = 12) -> None:
                 continue
             lines = s.split("\n")
             k = max(range(len(lines)), key=lambda j: len(lines[j]))
-            halves = _break_line(lines[k])
+            halves = break_in_two(lines[k])
             if halves is not None:
                 text.set_text("\n".join([*lines[:k], *halves, *lines[k + 1 :]]))
                 broke = True
@@ -381,7 +393,9 @@ class Interactive:
 
 
 def new_figure(height_ratio: float, width: float | None = None) -> Figure:
-    """A constrained-layout figure as wide as the rc default, ``height_ratio`` times as tall."""
+    """A constrained-layout figure in the lecture's style (:func:`apply_style`), as wide as the style's default,
+    ``height_ratio`` times as tall."""
+    apply_style()
     w = rcParams["figure.figsize"][0] if width is None else width
     return _ShownFigure(figsize=(w, w * height_ratio), layout="constrained")
 

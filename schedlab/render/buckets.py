@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schedlab.render.labels import CONFIG_HEADER, COVER_LABELS, cover_label
-from schedlab.render.table import Table, fmt_config, fmt_pct, fmt_ratio
+from schedlab.render.table import Table, fmt_config, fmt_percent, fmt_ratio
 from schedlab.studies.buckets import BucketStudy
 from schedlab.tuning.covers import Cover
 
@@ -81,10 +81,12 @@ def bucket_table(studies) -> Table:
             )
     Ms = records[0].sweep.Ms
     title = (
-        f"M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M 上：每个 M 都要在自己最优的 {fmt_pct(tol)} 以内，"
+        f"M = {Ms[0]} … {Ms[-1]} 的 {len(Ms)} 个 M 上：每个 M 都要在自己最优的 {fmt_percent(tol, None)} 以内，"
         "要几个配置；和按 2 的幂分桶比（时间 / 该 M 的最优）"
     )
-    return Table(title, ("投影", "N×K", "做法", "配置数", "最坏", "平均", f"每个 M 都在 {fmt_pct(tol)} 以内"), rows)
+    return Table(
+        title, ("投影", "N×K", "做法", "配置数", "最坏", "平均", f"每个 M 都在 {fmt_percent(tol, None)} 以内"), rows
+    )
 
 
 def cover_table(cover: Cover) -> Table:

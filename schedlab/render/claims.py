@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedlab.render.table import fmt_percent
+
 __all__ = ["CLAIM_TEXT", "claim_value", "claim_row"]
 
 
@@ -50,15 +52,15 @@ def claim_value(claim) -> str:
     """The model's values of ``claim`` (a :class:`~schedlab.studies.claims.Claim`) as the appendix table writes them."""
     v = claim.values
     if claim.id == "C1":
-        return f"{v['n_configs']} / {v['n_launchable']}（{v['fraction']:.0%}）"
+        return f"{v['n_configs']} / {v['n_launchable']}（{fmt_percent(v['fraction'])}）"
     if claim.id == "C2":
         return "、".join(f"{bm}×{bn}/{w} warp" for bm, bn, w in v["fastest"])
     if claim.id == "C3":
         return f"最慢 {v['worst_pair']:.3f}×；GROUP_M 最多 {v['group_spread']:.3f}×"
     if claim.id == "C4":
-        return f"{v['tflops']:.0f} TFLOPS（{v['peak_share']:.0%}）"
+        return f"{v['tflops']:.0f} TFLOPS（{fmt_percent(v['peak_share'])}）"
     if claim.id == "C5":
-        return f"{v['n_within']} 个（{v['share']:.1%}）；中位数 {v['median']:.2f}×"
+        return f"{v['n_within']} 个（{fmt_percent(v['share'], 1)}）；中位数 {v['median']:.2f}×"
     if claim.id == "C6":
         bm, bn = v["decode_tile"]
         return f"{'相同' if v['same'] else '不同'}；decode {bm}×{bn}"

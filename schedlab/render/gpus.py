@@ -8,7 +8,7 @@ import math
 from schedlab.core.hardware import PROFILES, KiB, MiB, profile, resolve_gpu
 from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.render.appendix import hardware_field, hardware_table
-from schedlab.render.labels import fmt_shape
+from schedlab.render.labels import TIME_PART_LABELS, fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_tflops
 from schedlab.studies.gpus import HardwareTransfer
 from schedlab.studies.published import TIME_PARTS, PublishedComparison, RangeComparison
@@ -156,7 +156,7 @@ def time_parts_table(cases) -> Table:
 
     Examples
     --------
-    >>> from schedlab.core.space import GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
     >>> parts = dict.fromkeys(TIME_PARTS, 1e-6)
     >>> time_parts_table([("h100-sxm", (16, 4096, 4096), GemmConfig(16, 16, 64, 1, 4, 1), parts)]).rows[0][-1]
     '5.00'
@@ -165,5 +165,11 @@ def time_parts_table(cases) -> Table:
     for label, shape, cfg, parts in cases:
         cells = tuple(f"{parts[name] * 1e6:.2f}" for name in TIME_PARTS)
         rows.append((label, fmt_shape(shape), fmt_config(cfg), *cells, f"{sum(parts.values()) * 1e6:.2f}"))
-    headers = ("GPU", "形状 M×N×K", "最优配置", *(f"{name}（µs）" for name in TIME_PARTS.values()), "合计（µs）")
+    headers = (
+        "GPU",
+        "形状 M×N×K",
+        "最优配置",
+        *(f"{TIME_PART_LABELS[name]}（µs）" for name in TIME_PARTS),
+        "合计（µs）",
+    )
     return Table("模型的时间花在哪里：各项依次加上去", headers, rows)

@@ -8,7 +8,7 @@ within 5 % over the seeds and its bootstrap 95 % interval (:func:`schedlab.core.
 from __future__ import annotations
 
 from schedlab.render.labels import SURROGATE_LABELS, TUNER_LABELS
-from schedlab.render.table import Table, fmt_interval, fmt_trials
+from schedlab.render.table import Table, fmt_interval, fmt_percent, fmt_trials
 from schedlab.render.tuner_tables import MISSING_NOTE
 from schedlab.studies.guides import GuideStudy
 from schedlab.tuning.surrogates import Ablation
@@ -17,7 +17,7 @@ __all__ = ["guide_table", "ablation_table"]
 
 
 def _setting(x) -> str:
-    return f"{len(x.seeds)} 个种子，预算 {x.budget} 次测量，测量噪声 {100 * x.noise:g}%"
+    return f"{len(x.seeds)} 个种子，预算 {x.budget} 次测量，测量噪声 {fmt_percent(x.noise, None)}"
 
 
 def guide_table(study: GuideStudy, truths=None) -> Table:

@@ -2,7 +2,7 @@
 
 One place for every label the tables (:mod:`schedlab.render`), the figures
 (:mod:`schedlab.figures`) and the console share, so a knob or a strategy is named the
-same way everywhere. Only :mod:`schedlab.core.space` and :mod:`schedlab.core.shapes` are
+same way everywhere. Only :mod:`schedlab.core.knobs` and :mod:`schedlab.core.shapes` are
 imported: the label of a search strategy or a cover is a string keyed by its name,
 and needs nothing from the module that runs it.
 
@@ -16,10 +16,11 @@ Examples
 
 from __future__ import annotations
 
-from schedlab.core.shapes import LECTURE_SHAPES, Shape
-from schedlab.core.space import SPACE, TRITON_NAMES, as_mnk
+from schedlab.core.knobs import SPACE, TRITON_NAMES
+from schedlab.core.shapes import LECTURE_SHAPES, Shape, as_mnk
 
 __all__ = [
+    "TIME_PART_LABELS",
     "KNOB_LABELS",
     "KNOB_GLOSSES",
     "KNOB_SHORT",
@@ -43,8 +44,17 @@ __all__ = [
 
 # --- knobs ----------------------------------------------------------------------------------
 
-#: Knob key of ``SPACE`` -> its label: the name a Triton user knows it by (:data:`~schedlab.core.space.TRITON_NAMES`).
+#: Knob key of ``SPACE`` -> its label: the name a Triton user knows it by (:data:`~schedlab.core.knobs.TRITON_NAMES`).
 KNOB_LABELS = TRITON_NAMES
+
+#: Part of a predicted time (:data:`schedlab.studies.published.TIME_PARTS`) -> its name.
+TIME_PART_LABELS = {
+    "launch_s": "启动和序幕",
+    "fill_epilogue_s": "填充和收尾",
+    "steps_s": "k 步（最慢的资源）",
+    "k_step_clocks_s": "每步藏不住的开销",
+    "overlap_loss_s": "流水线没藏住的",
+}
 
 #: Knob key of ``SPACE`` -> a short Chinese gloss (the figures' panel titles add it to the Triton name).
 KNOB_GLOSSES = {
@@ -59,7 +69,7 @@ KNOB_GLOSSES = {
 #: Knob key of ``SPACE`` -> its short name in a configuration tuple's header.
 KNOB_SHORT = dict(zip(SPACE, ("BM", "BN", "BK", "warps", "stages", "GROUP_M")))
 
-#: Header of a column of configurations (:func:`schedlab.render.fmt_config`), knobs in ``SPACE`` order.
+#: Header of a column of configurations (:func:`schedlab.render.table.fmt_config`), knobs in ``SPACE`` order.
 CONFIG_HEADER = "(" + ", ".join(KNOB_SHORT.values()) + ")"
 
 # --- what the chapters compare --------------------------------------------------------------

@@ -20,7 +20,7 @@ def fmt_ties(group: TieGroup) -> str:
 
     Examples
     --------
-    >>> from schedlab import landscape
+    >>> from schedlab.core.landscape import landscape
     >>> fmt_ties(landscape((4096, 4096, 4096)).tie_groups(1)[0])
     '15 个：(BK, stages) ∈ {(32, 4), (32, 5), (64, 3), (64, 4), (128, 2)}；GROUP_M ∈ {1, 4, 8}'
     """
@@ -44,7 +44,7 @@ def top_table(land: Landscape, k: int = 6) -> Table:
 
     Examples
     --------
-    >>> from schedlab import landscape
+    >>> from schedlab.core.landscape import landscape
     >>> t = top_table(landscape((16, 4096, 4096)), k=1)
     >>> t.title
     '16×4096×4096 上最快的 1 个时间（共 3744 个能启动的配置；同一时间的并列配置合成一行）'
@@ -68,7 +68,7 @@ def quantiles_table(land: Landscape) -> Table:
 
     Examples
     --------
-    >>> from schedlab import landscape
+    >>> from schedlab.core.landscape import landscape
     >>> quantiles_table(landscape((4096, 4096, 4096))).headers
     ('分位数', '10%', '25%', '50%', '75%', '90%')
     """

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schedlab.core.checks import is_integer
+from schedlab.core.checks import check_real, is_integer
 from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
-from schedlab.render.table import MISSING, Table, check_real, fmt_pct, fmt_percent, fmt_ratio
+from schedlab.render.table import MISSING, Table, fmt_percent, fmt_ratio
 from schedlab.tuning.features import FEATURE_SETS
 from schedlab.tuning.learned import METHODS, TOP_K, CrossValidation
 
@@ -82,7 +82,7 @@ def hit_rate_table(cv: CrossValidation, tol: float = 0.05) -> Table:
     tol = check_real(tol, "tol")
     rows = [(METHOD_LABELS[m],) + tuple(fmt_percent(cv.hit_rate(m, k, tol)) for k in TOP_K) for m in METHODS]
     title = (
-        f"{len(cv.results)} 个留出形状里，前 k 个选择中至少有一个在最优的 {fmt_pct(tol)} 以内的比例"
+        f"{len(cv.results)} 个留出形状里，前 k 个选择中至少有一个在最优的 {fmt_percent(tol, None)} 以内的比例"
         f"（{SPLIT_LABELS.get(cv.split, cv.split)}）"
     )
     return Table(title, ("做法",) + tuple(f"前 {k} 个" for k in TOP_K), rows)
@@ -128,7 +128,7 @@ def feature_set_table(cvs, tol: float = 0.05) -> Table:
     )
     return Table(
         title,
-        ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏", f"第一选择在 {fmt_pct(tol)} 以内"),
+        ("特征", "个数", "留出形状上 log 时间的 RMSE", "几何平均", "最坏", f"第一选择在 {fmt_percent(tol, None)} 以内"),
         rows,
     )
 
@@ -173,7 +173,7 @@ def model_table(cvs, tol: float = 0.05) -> Table:
             )
         rows.append(tuple(row))
     headers = ("模型", "特征") + tuple(
-        f"{short[s]}：{h}" for s in splits for h in ("几何平均", "最坏", f"{fmt_pct(tol)} 以内")
+        f"{short[s]}：{h}" for s in splits for h in ("几何平均", "最坏", f"{fmt_percent(tol, None)} 以内")
     )
     title = "换模型还是换特征：第一选择的时间 / 最优，" + "；".join(SPLIT_LABELS[s] for s in splits)
     return Table(title, headers, tuple(rows))

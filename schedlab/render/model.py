@@ -26,7 +26,8 @@ def breakdown_table(bd: Breakdown) -> Table:
 
     Examples
     --------
-    >>> from schedlab import explain, GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
+    >>> from schedlab.core.model.engine import explain
     >>> best = GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)
     >>> t = breakdown_table(explain(best, 4096, 4096, 4096))
     >>> t.headers
@@ -60,7 +61,8 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
 
     Examples
     --------
-    >>> from schedlab import explain, GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
+    >>> from schedlab.core.model.engine import explain
     >>> best = GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)
     >>> t = breakdown_summary_table(explain(best, 4096, 4096, 4096))
     >>> dict(t.rows)["波数"], dict(t.rows)["总时间"], dict(t.rows)["TFLOPS"]

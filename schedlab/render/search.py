@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from schedlab.core.checks import check_int
+from schedlab.core.checks import check_int, check_real
 from schedlab.core.stats import Interval
 from schedlab.render.labels import CONFIG_HEADER, fmt_shape, lecture_short, shape_short, strategy_label
-from schedlab.render.table import MISSING, Table, check_real, fmt_config, fmt_pct, fmt_percent, fmt_ratio, fmt_trials
+from schedlab.render.table import MISSING, Table, fmt_config, fmt_percent, fmt_ratio, fmt_trials
 from schedlab.tuning.compare import Comparison, LocalOptima
 
 __all__ = [
@@ -39,11 +39,11 @@ def _trials_cell(cell: Interval) -> str:
 
 
 def _goal(comparison: Comparison) -> str:
-    return fmt_pct(comparison.factor - 1)
+    return fmt_percent(comparison.factor - 1, None)
 
 
 def _setting(comparison: Comparison) -> str:
-    return f"{len(comparison.seeds)} 个种子，每次预算 {comparison.budget} 次测量，测量噪声 {fmt_pct(comparison.noise)}"
+    return f"{len(comparison.seeds)} 个种子，每次预算 {comparison.budget} 次测量，测量噪声 {fmt_percent(comparison.noise, None)}"
 
 
 def _check_comparison(comparison) -> Comparison:
@@ -165,7 +165,7 @@ def local_optima_table(local_optima: LocalOptima, k: int = 5) -> Table:
     rows = [(fmt_config(cfg), fmt_ratio(r), str(n)) for cfg, r, n in lo.where[:k]]
     title = (
         f"{fmt_shape(lo.shape)}：{lo.runs} 次坐标下降（随机起点、不重启）里 {lo.bad} 次停在离最优超过 "
-        f"{fmt_pct(lo.factor - 1)} 的局部最优，共 {len(lo.where)} 个不同的点；最常见的 {len(rows)} 个"
+        f"{fmt_percent(lo.factor - 1, None)} 的局部最优，共 {len(lo.where)} 个不同的点；最常见的 {len(rows)} 个"
     )
     return Table(title, (f"局部最优 {CONFIG_HEADER}", "时间 / 最优", "停在这里的次数"), rows)
 
@@ -194,7 +194,7 @@ def descent_table(local_optima) -> Table:
         (lecture_short(lo.shape), fmt_percent(lo.rate), str(len(lo.where)), f"{lo.mean_measurements:.1f}")
         for lo in records
     ]
-    factor = fmt_pct(records[0].factor - 1) if records else ""
+    factor = fmt_percent(records[0].factor - 1, None) if records else ""
     title = (
         f"一次坐标下降（随机起点、不重启、不限预算）停在离最优超过 {factor} 的局部最优的比例，"
         "那些局部最优有几个，一次下降平均花几次测量"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedlab.core.space import SPACE
+from schedlab.core.knobs import SPACE
 from schedlab.render.labels import KNOB_LABELS, fmt_shape
 from schedlab.render.table import MISSING, Table, fmt_config, fmt_ratio, fmt_time
 from schedlab.studies.sensitivity import Sensitivity
@@ -21,7 +21,7 @@ def sensitivity_table(sens: Sensitivity) -> Table:
 
     Examples
     --------
-    >>> from schedlab import sensitivity
+    >>> from schedlab.studies.sensitivity import sensitivity
     >>> t = sensitivity_table(sensitivity((4096, 4096, 4096)))
     >>> t.rows[0]
     ('BLOCK_M', '16:—  32:—  64:2.52  128:1.48  256:1.00*')
@@ -44,7 +44,7 @@ def sensitivity_grid(sens: Sensitivity) -> Table:
 
     Examples
     --------
-    >>> from schedlab import sensitivity
+    >>> from schedlab.studies.sensitivity import sensitivity
     >>> t = sensitivity_grid(sensitivity((4096, 4096, 4096)))
     >>> t.headers[:6]
     ('参数', '1', '2', '3', '4', '5')

@@ -17,7 +17,7 @@ def optima_table(tr: Transfer) -> Table:
 
     Examples
     --------
-    >>> from schedlab import transfer
+    >>> from schedlab.studies.shapes import transfer
     >>> t = optima_table(transfer())
     >>> t.headers
     ('形状', 'M×N×K', '最优配置', '时间', 'TFLOPS')
@@ -36,7 +36,7 @@ def transfer_table(tr: Transfer) -> Table:
 
     Examples
     --------
-    >>> from schedlab import transfer
+    >>> from schedlab.studies.shapes import transfer
     >>> t = transfer_table(transfer())
     >>> t.headers
     ('最优配置来自 \\\\ 用在', '方阵 4096³', 'prefill 512', '小方阵 K=512', 'decode 16')

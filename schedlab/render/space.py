@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedlab.core.space import SPACE
+from schedlab.core.knobs import SPACE
 from schedlab.render.labels import KNOB_LABELS
 from schedlab.render.table import Table
 from schedlab.studies.space import SpaceSummary
@@ -55,7 +55,7 @@ def reasons_table(summary: SpaceSummary) -> Table:
 
     Examples
     --------
-    >>> from schedlab import space_summary
+    >>> from schedlab.studies.space import space_summary
     >>> reasons_table(space_summary()).rows[0]
     ('每线程寄存器超过 255', '1200')
     """

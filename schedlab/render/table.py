@@ -14,21 +14,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.core.checks import is_number
-from schedlab.core.space import GemmConfig
+from schedlab.core.checks import check_real
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.stats import Interval
 
 __all__ = [
     "MISSING",
     "Table",
-    "check_real",
+    "fmt_share",
     "fmt_time",
     "fmt_whole",
     "fmt_tflops",
     "fmt_trials",
     "fmt_ratio",
     "fmt_percent",
-    "fmt_pct",
     "fmt_config",
     "fmt_interval",
 ]
@@ -177,13 +176,6 @@ def _md_escape(text: str) -> str:
 _TIME_UNITS = (("ns", 1e-9, 0), ("µs", 1e-6, 1), ("ms", 1e-3, 2), ("s", 1.0, 2))
 
 
-def check_real(x, what: str) -> float:
-    """``x`` as a float; a ``ValueError`` naming ``what`` unless it is a real number (bool is not)."""
-    if not is_number(x):
-        raise ValueError(f"{what} must be a real number, got {x!r} ({type(x).__name__})")
-    return float(x)
-
-
 def fmt_time(seconds) -> str:
     """A duration for people: ns without decimals, µs with one, ms and s with two.
 
@@ -256,16 +248,41 @@ def fmt_ratio(ratio, decimals: int = 2) -> str:
     return f"{x:.{decimals}f}" if math.isfinite(x) else MISSING
 
 
-def fmt_percent(fraction, decimals: int = 0) -> str:
-    """A fraction as a percentage.
+def fmt_percent(fraction, decimals: int | None = 0) -> str:
+    """A fraction as a percentage: rounded to ``decimals`` places, or with ``decimals=None`` a setting
+    shown as given (six significant digits, no trailing zeros). Every percentage printed goes through here.
 
     Examples
     --------
     >>> fmt_percent(0.624), fmt_percent(0.9321, 1)
     ('62%', '93.2%')
+    >>> fmt_percent(0.05, None), fmt_percent(0.025, None)
+    ('5%', '2.5%')
     """
     x = check_real(fraction, "fraction")
-    return f"{100 * x:.{decimals}f}%" if math.isfinite(x) else MISSING
+    if not math.isfinite(x):
+        return MISSING
+    return f"{100 * x:.6g}%" if decimals is None else f"{100 * x:.{decimals}f}%"
+
+
+def fmt_share(fraction, decimals: int = 0) -> str:
+    """A share as a percentage that never shows a nonzero share as 0 % or a share under one as 100 %.
+
+    More decimals are shown until the rounding no longer hides it (at most 6, then ``<`` / ``>``).
+
+    Examples
+    --------
+    >>> fmt_share(0.75), fmt_share(1 - 3 / 240_000), fmt_share(1e-9), fmt_share(1.0), fmt_share(0.0)
+    ('75%', '99.999%', '<0.000001%', '100%', '0%')
+    """
+    x = check_real(fraction, "fraction")
+    if not math.isfinite(x):
+        return MISSING
+    for d in range(decimals, 7):
+        text = f"{100 * x:.{d}f}"
+        if (float(text) != 0 or x == 0) and (float(text) != 100 or x == 1):
+            return f"{text}%"
+    return f"<{10**-6:.6f}%" if x < 0.5 else f">{100 - 10**-6:.6f}%"
 
 
 def fmt_interval(iv: Interval, percent: bool = False) -> str:
@@ -301,14 +318,3 @@ def fmt_config(cfg: GemmConfig) -> str:
     if not isinstance(cfg, GemmConfig):
         raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
     return str(cfg.as_tuple())
-
-
-def fmt_pct(fraction: float) -> str:
-    """A setting as a percentage, shown as given (no rounding).
-
-    Examples
-    --------
-    >>> fmt_pct(0.05), fmt_pct(0.025)
-    ('5%', '2.5%')
-    """
-    return f"{100 * fraction:.6g}%"

@@ -1,7 +1,7 @@
 """Tables of the search chapter's statistics: intervals, paired tests, Triton's config lists.
 
 Each function takes computed results (a comparison, sign tests, measured lists) and
-returns a :class:`schedlab.render.Table` of short strings; the numbers come from
+returns a :class:`schedlab.render.table.Table` of short strings; the numbers come from
 :mod:`schedlab.core.stats`, :mod:`schedlab.tuning.tuners` and :mod:`schedlab.triton.configs`.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 from schedlab.core.landscape import landscape
 from schedlab.core.stats import bootstrap_interval, holm, reach_interval, sign_test
 from schedlab.render.labels import shape_short, strategy_label
-from schedlab.render.table import MISSING, Table, fmt_config, fmt_interval, fmt_ratio
+from schedlab.render.table import MISSING, Table, fmt_config, fmt_interval, fmt_percent, fmt_ratio
 from schedlab.studies.landscapes import good_set, optimum_at_box_corner
 from schedlab.triton.configs import ListResult
 
@@ -58,7 +58,7 @@ def interval_table(comparison, shape, strategies=None) -> Table:
                 _used(comparison.used[i, comparison.strategy_index(name)], comparison.budget),
             )
         )
-    goal = f"{100 * (comparison.factor - 1):.6g}%"
+    goal = fmt_percent(comparison.factor - 1, None)
     title = (
         f"{shape_short(comparison.shapes[i])}：测多少次，相信的最优才真的在 {goal} 以内"
         f"（{len(comparison.seeds)} 个种子，预算 {comparison.budget}）。中位数和 90% 分位数：估计 [95% 自助法区间]；"
@@ -124,7 +124,7 @@ def list_table(results) -> Table:
                 str(r.n_launchable),
                 fmt_ratio(r.best_ratio),
                 fmt_ratio(med),
-                f"{100 * r.reached():.0f}%",
+                fmt_percent(r.reached()),
             )
         )
     return Table(
@@ -139,7 +139,7 @@ def landscape_table(groups) -> Table:
 
     Examples
     --------
-    >>> from schedlab import LECTURE_SHAPES
+    >>> from schedlab.core.shapes import LECTURE_SHAPES
     >>> from schedlab.studies.landscapes import distinct_landscapes
     >>> t = landscape_table(distinct_landscapes(LECTURE_SHAPES))
     >>> [row[1:] for row in t.rows]

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig, config_array
+from schedlab.core.launch import launchable
 from schedlab.core.model import evaluate_many
-from schedlab.core.shapes import LLAMA8B_PROJECTIONS
-from schedlab.core.space import GemmConfig, check_shape, config_array, launchable
+from schedlab.core.shapes import LLAMA8B_PROJECTIONS, check_shape
 from schedlab.tuning.covers import (
     DECODE_MS,
     TOLERANCE,

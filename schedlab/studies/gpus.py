@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedlab.core.checks import check_sequence
 from schedlab.core.hardware import PROFILES, Hardware, resolve_gpu
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+from schedlab.core.shapes import as_mnk
 from schedlab.studies.shapes import cross_costs
 
 

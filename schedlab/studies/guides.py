@@ -60,11 +60,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.core.caching import memoised
-from schedlab.core.checks import check_int, check_number
+from schedlab.core.checks import check_int, check_number, check_sequence
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, config_array
 from schedlab.core.landscape import landscape
-from schedlab.core.shapes import study_shapes
-from schedlab.core.space import SPACE, as_mnk, check_sequence, config_array
+from schedlab.core.shapes import as_mnk, study_shapes
 from schedlab.core.stats import Interval, trials_interval
 from schedlab.tuning.harness import first_within, run_seeds
 from schedlab.tuning.measurer import (
@@ -147,7 +147,7 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
 
     Examples
     --------
-    >>> from schedlab import GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
     >>> a = GemmConfig(bm=128, bn=128, bk=32, warps=4, stages=3, group=1)
     >>> b = GemmConfig(bm=128, bn=128, bk=64, warps=4, stages=3, group=8)
     >>> c = GemmConfig(bm=16, bn=16, bk=16, warps=1, stages=1, group=1)

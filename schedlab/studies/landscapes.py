@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware
+from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.shapes import Shape
-from schedlab.core.space import SPACE, GemmConfig, as_mnk
+from schedlab.core.shapes import Shape, as_mnk
 
 __all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "optimum_at_box_corner"]
 
@@ -55,7 +55,7 @@ def distinct_landscapes(shapes, factor: float = 1.05, hw: Hardware | None = None
 
     Examples
     --------
-    >>> from schedlab import LECTURE_SHAPES
+    >>> from schedlab.core.shapes import LECTURE_SHAPES
     >>> [len(g) for g in distinct_landscapes(LECTURE_SHAPES)]
     [3, 1]
     """

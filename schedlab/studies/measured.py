@@ -120,10 +120,7 @@ def structure(context: SearchContext, name: str, factor: float = 1.05) -> Struct
 
     def at_corner(i: int) -> bool:  # no knob can move one step both ways
         v = tables.knobs[i]
-        return not any(
-            0 < v[j] < ends[j] and tables.line[j, i, v[j] - 1] >= 0 and tables.line[j, i, v[j] + 1] >= 0
-            for j in range(tables.n_knobs)
-        )
+        return not any(0 < v[j] < ends[j] and (tables.steps[i, j] >= 0).all() for j in range(tables.n_knobs))
 
     tied = np.flatnonzero(t <= t[best] * (1 + TIE_RTOL))
     rho = spearmanr(t[a], t[b]).statistic

@@ -4,7 +4,7 @@ These are other people's measurements, copied from where they were published (th
 the page): single shapes (:data:`H100_MEASUREMENTS`, :func:`published_comparison`) and summaries of
 many measured shapes (:data:`TRITON_LARGE_GEMMS`, :func:`range_comparison`). :func:`time_parts`
 splits one predicted time into the terms that explain how far it is from an ideal kernel's.
-The model page (模型与实测) sets every calibrated profile beside them.
+The model page (its section on the model and measurements) sets every calibrated profile beside them.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from schedlab.core.checks import check_sequence
 from schedlab.core.hardware import resolve_gpu
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.model import explain, gemm_time
-from schedlab.core.shapes import llm_shapes
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+from schedlab.core.shapes import as_mnk, llm_shapes
 
 __all__ = [
     "Measurement",
@@ -199,14 +200,9 @@ def range_comparison(ranges=TRITON_LARGE_GEMMS, shapes=LARGE_SHAPES) -> RangeCom
 
 # --- where one predicted time goes ----------------------------------------------------------------
 
-#: The parts :func:`time_parts` splits a time into, in order, with Chinese names.
-TIME_PARTS = {
-    "launch_s": "启动和序幕",
-    "fill_epilogue_s": "填充和收尾",
-    "steps_s": "k 步（最慢的资源）",
-    "k_step_clocks_s": "每步藏不住的开销",
-    "overlap_loss_s": "流水线没藏住的",
-}
+#: The parts :func:`time_parts` splits a time into, in order (their names:
+#: :data:`schedlab.render.labels.TIME_PART_LABELS`).
+TIME_PARTS = ("launch_s", "fill_epilogue_s", "steps_s", "k_step_clocks_s", "overlap_loss_s")
 
 
 def time_parts(cfg: GemmConfig, shape, gpu) -> dict[str, float]:

@@ -9,9 +9,10 @@ import numpy as np
 
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware
+from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.model import evaluate
-from schedlab.core.space import SPACE, GemmConfig, as_mnk
+from schedlab.core.shapes import as_mnk
 
 
 class Step(NamedTuple):

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedlab.core.checks import check_sequence
 from schedlab.core.hardware import Hardware
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+from schedlab.core.shapes import LECTURE_SHAPES, as_mnk
 
 __all__ = ["Transfer", "transfer", "cross_costs"]
 

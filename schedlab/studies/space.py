@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import Reason, all_configs, config_array, launch_checks, reasons
+from schedlab.core.knobs import all_configs, config_array
+from schedlab.core.launch import Reason, launch_checks, reasons
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ import numpy as np
 
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.space import GemmConfig, as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.tuning.measurer import DEFAULT_NOISE, Measurer
 
 __all__ = [

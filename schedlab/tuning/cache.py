@@ -26,7 +26,6 @@ a tuning run from such a file with no GPU: a configuration's "measurement" is a 
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from pathlib import Path
@@ -34,11 +33,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from schedlab.core.files import write_atomically
+from schedlab.core.files import MAX_INPUT_BYTES, InputFileError, read_input, write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, TRITON_NAMES, all_configs
 from schedlab.core.landscape import landscape
-from schedlab.core.measured import MeasuredLandscape
-from schedlab.core.space import SPACE, TRITON_NAMES, all_configs, as_mnk
+from schedlab.core.measured import MAX_CONFIGS, MeasuredLandscape, problem_size_of
+from schedlab.core.shapes import as_mnk
 
 __all__ = ["INVALID", "KERNEL_NAME", "read_cache", "to_cache", "cache_from_times", "write_json"]
 
@@ -50,42 +50,52 @@ _REQUIRED = ("tune_params_keys", "tune_params", "cache")
 _MS_PER_S = 1e3
 
 
+#: Entries between two calls of ``read_cache``'s ``progress``.
+_PROGRESS_EVERY = 10_000
+
+
 def _fail(source: str, message: str):
-    raise ValueError(f"{source}: not a Kernel Tuner cache file: {message}")
+    raise InputFileError(f"{source}: not a Kernel Tuner cache file: {message}")
 
 
-def _load_json(path: Path):
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ValueError(f"cannot read Kernel Tuner cache {path}: {e.strerror or e}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            _fail(str(path), f"broken gzip data ({e})")
+def _load_json(path: Path, max_bytes: int):
+    raw = read_input(path, max_bytes)  # a regular file, gzip undone, capped: InputFileError naming path
     try:
         return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        _fail(str(path), f"not JSON ({e})")
+    except (ValueError, RecursionError) as e:  # not UTF-8, not JSON, an integer over 4300 digits, deep nesting
+        _fail(str(path), f"not JSON ({type(e).__name__}: {str(e)[:120]})")
 
 
 def _is_time(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        x = float(x)  # an integer of 400 digits is no time (OverflowError)
+    except OverflowError:
+        return False
+    return math.isfinite(x) and x > 0
 
 
-def read_cache(path) -> MeasuredLandscape:
+def read_cache(path, max_bytes: int = MAX_INPUT_BYTES, progress=None) -> MeasuredLandscape:
     """Read a Kernel Tuner cache file (JSON, plain or gzip) as a :class:`MeasuredLandscape`.
 
     Parameters
     ----------
     path : str or Path
+        A regular file (a device or a pipe is refused without reading it).
+    max_bytes : int
+        Most bytes of JSON read (after gzip); a larger file is refused.
+    progress : callable, optional
+        ``progress(done, total, label)`` every 10,000 entries (the console's bar).
 
     Raises
     ------
-    ValueError
-        Naming the file and what is wrong: not JSON, a missing field, ``tune_params_keys`` that
-        disagree with ``tune_params``, an entry whose values are not among ``tune_params``, one
+    schedlab.core.files.InputFileError
+        A ValueError naming the file (the path given) and what is wrong, in one line: not a
+        regular file, over ``max_bytes``, not JSON, a missing field, ``tune_params_keys`` that
+        disagree with ``tune_params``, a knob value listed twice, more than
+        :data:`~schedlab.core.measured.MAX_CONFIGS` entries, a ``problem_size`` that is not an
+        integer, a list of them or null, an entry whose values are not among ``tune_params``, one
         configuration twice, a repeat that is not a positive number, entries recording different
         numbers of repeats, or no entry with a valid time.
 
@@ -109,7 +119,7 @@ def read_cache(path) -> MeasuredLandscape:
     """
     path = Path(path)
     source = str(path)
-    doc = _load_json(path)
+    doc = _load_json(path, max_bytes)
     if not isinstance(doc, dict):
         _fail(source, f"the top level is a {type(doc).__name__}, not an object")
     missing = [k for k in _REQUIRED if k not in doc]
@@ -120,12 +130,20 @@ def read_cache(path) -> MeasuredLandscape:
         _fail(source, f"tune_params_keys {keys!r} must list the knobs of tune_params in order")
     if not isinstance(cache, dict):
         _fail(source, "cache must be an object of entries")
+    if len(cache) > MAX_CONFIGS:
+        _fail(source, f"{len(cache)} entries, more than the {MAX_CONFIGS} read (the cap on configurations)")
     for k, values in params.items():
         if not isinstance(values, list) or not values:
             _fail(source, f"tune_params[{k!r}] must be a non-empty list of values")
     lookup = [{str(v): i for i, v in enumerate(values)} for values in params.values()]
+    for k, values, table in zip(params, params.values(), lookup):
+        if len(table) != len(values):
+            _fail(source, f"tune_params[{k!r}] lists a value twice")
+    problem_size = problem_size_of(doc.get("problem_size"), source)
     valid_rows, times, repeats, bad_rows, seen = [], [], [], [], set()
-    for key, entry in cache.items():
+    for done, (key, entry) in enumerate(cache.items()):
+        if progress is not None and done % _PROGRESS_EVERY == 0:
+            progress(done, len(cache), path.name)
         if not isinstance(entry, dict) or "time" not in entry:
             _fail(source, f"entry {key!r} has no time")
         parts = str(key).split(",")
@@ -161,7 +179,7 @@ def read_cache(path) -> MeasuredLandscape:
     return MeasuredLandscape(
         device=str(doc.get("device_name", "")),
         kernel=str(doc.get("kernel_name", "")),
-        problem_size=tuple(doc.get("problem_size", ())),
+        problem_size=problem_size,
         tune_params=MappingProxyType({name: tuple(values) for name, values in params.items()}),
         knobs=np.array(valid_rows, dtype=np.int64).reshape(-1, k),
         time_ms=np.array(times),

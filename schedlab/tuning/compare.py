@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedlab.core.checks import check_int, is_integer
+from schedlab.core.checks import check_int, check_sequence, is_integer
 from schedlab.core.hardware import Hardware
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.shapes import as_mnk
 from schedlab.core.stats import Interval, order_statistic, trials_interval
 from schedlab.tuning.harness import Core, first_within, measurements_used, run_seeds
 from schedlab.tuning.measurer import (

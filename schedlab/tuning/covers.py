@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedlab.core.caching import memoised
-from schedlab.core.checks import is_number
+from schedlab.core.checks import check_sequence, is_number
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.launch import launchable
 from schedlab.core.model import evaluate_many
-from schedlab.core.space import GemmConfig, check_sequence, check_shape, launchable
+from schedlab.core.shapes import check_shape
 
 __all__ = [
     "TOLERANCE",

@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, config_array
 from schedlab.core.model import tiling
-from schedlab.core.space import SPACE, as_mnk, config_array
+from schedlab.core.shapes import as_mnk
 from schedlab.tuning.neighbours import neighbour_tables
 
 __all__ = [
@@ -189,7 +190,7 @@ def features(configs, shape, feature_set: str = "tile", hw: Hardware | None = No
 
     Examples
     --------
-    >>> from schedlab.core.space import GemmConfig
+    >>> from schedlab.core.knobs import GemmConfig
     >>> X = features([GemmConfig(bm=256, bn=128, bk=32, warps=8, stages=4, group=1)], (4096, 4096, 4096))
     >>> X.shape
     (1, 25)

@@ -17,7 +17,7 @@ import numpy as np
 
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware
-from schedlab.core.space import GemmConfig
+from schedlab.core.knobs import GemmConfig
 from schedlab.tuning.measurer import (
     DEFAULT_BUDGET,
     DEFAULT_NOISE,

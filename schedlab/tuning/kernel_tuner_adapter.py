@@ -33,7 +33,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import SPACE, TRITON_NAMES, launchable
+from schedlab.core.knobs import SPACE, TRITON_NAMES
+from schedlab.core.launch import launchable
 from schedlab.tuning.cache import write_json
 from schedlab.tuning.measurer import INITIAL_SAMPLES, library_seed
 
@@ -198,7 +199,7 @@ def launchable_restriction(hw: Hardware | None = None):
     """A Kernel Tuner restriction that passes exactly the configurations that can launch on ``hw``.
 
     Kernel Tuner calls it with a dict of one configuration's values under the Triton names of
-    :data:`~schedlab.core.space.TRITON_NAMES`; with it, ``tune_kernel`` in simulation mode prunes
+    :data:`~schedlab.core.knobs.TRITON_NAMES`; with it, ``tune_kernel`` in simulation mode prunes
     what ``tune_cache`` prunes, and spends no evaluation on a configuration that cannot launch.
     (A plain function, not a lambda: Kernel Tuner rewrites lambdas into strings it parses.)
 

@@ -33,9 +33,9 @@ import numpy as np
 
 from schedlab.core.checks import is_number
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.shapes import Shape, study_shapes
-from schedlab.core.space import GemmConfig, as_mnk
+from schedlab.core.shapes import Shape, as_mnk, study_shapes
 from schedlab.tuning.features import FEATURE_SETS
 from schedlab.tuning.regression import ALPHA, ALPHAS, MODELS, fit, fit_boosted, ridge, standardiser, training_rows
 

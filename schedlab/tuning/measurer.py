@@ -38,10 +38,10 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int, check_number
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import Landscape, landscape
 from schedlab.core.measured import MeasuredLandscape
-from schedlab.core.shapes import study_shapes
-from schedlab.core.space import GemmConfig, as_mnk
+from schedlab.core.shapes import as_mnk, study_shapes
 from schedlab.tuning.features import feature_matrix
 from schedlab.tuning.neighbours import NeighbourTables, neighbour_tables
 

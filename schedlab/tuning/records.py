@@ -43,7 +43,7 @@ from schedlab.core.files import write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.landscape import Landscape
 from schedlab.core.measured import MeasuredLandscape
-from schedlab.core.space import as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.tuning.harness import measurements_used, run_seeds
 from schedlab.tuning.measured import measured_context, repeat_factors
 from schedlab.tuning.measurer import (

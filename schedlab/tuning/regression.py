@@ -17,10 +17,12 @@ from types import MappingProxyType
 import numpy as np
 
 from schedlab.core.caching import memoised
-from schedlab.core.checks import check_int, is_number
+from schedlab.core.checks import check_int, check_sequence, is_number
 from schedlab.core.hardware import H100_TC, Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence, launchable
+from schedlab.core.launch import launchable
+from schedlab.core.shapes import as_mnk
 from schedlab.tuning.features import FEATURE_SETS, check_feature_set, features
 
 __all__ = [

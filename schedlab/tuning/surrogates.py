@@ -34,10 +34,12 @@ from typing import NamedTuple
 import numpy as np
 
 from schedlab.core.caching import memoised
-from schedlab.core.checks import check_int
+from schedlab.core.checks import check_int, check_sequence
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig
 from schedlab.core.landscape import landscape
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence, launchable
+from schedlab.core.launch import launchable
+from schedlab.core.shapes import as_mnk
 from schedlab.core.stats import Interval, trials_interval
 from schedlab.tuning.features import SURROGATES, surrogate_features
 from schedlab.tuning.harness import first_within, run_seeds

@@ -34,8 +34,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import SPACE, TRITON_NAMES, GemmConfig
 from schedlab.core.measured import MeasuredLandscape
-from schedlab.core.space import SPACE, TRITON_NAMES, GemmConfig, as_mnk
+from schedlab.core.shapes import as_mnk
 from schedlab.tuning.cache import cache_from_times, to_cache
 from schedlab.tuning.export import measured_times_s
 from schedlab.tuning.harness import SearchTrace, run_strategy
@@ -203,7 +204,7 @@ def _measured_order(library: str, strategy: str, context: SearchContext, budget:
     tables = context.neighbours
 
     def index_of(positions):  # positions on the varying knobs -> index, -1: cannot be measured
-        return int(tables.full_to_launch[int(np.dot(positions, tables.strides))])
+        return int(tables.index_of(positions))
 
     varying, names = measured.varying(), measured.knob_names
     if library == "optuna":

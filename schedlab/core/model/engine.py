@@ -17,7 +17,10 @@ from typing import NamedTuple
 import numpy as np
 
 from schedlab.core.caching import memoised
+from schedlab.core.checks import check_sequence
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import GemmConfig, config_array
+from schedlab.core.launch import launch_checks, reasons
 from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term, replayed_waves
 from schedlab.core.model.terms import (
     TERMS,
@@ -29,7 +32,7 @@ from schedlab.core.model.terms import (
     on_chip_terms,
     step_time,
 )
-from schedlab.core.space import GemmConfig, as_mnk, check_sequence, check_shape, config_array, launch_checks, reasons
+from schedlab.core.shapes import as_mnk, check_shape
 
 __all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
 

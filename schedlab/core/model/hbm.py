@@ -19,10 +19,11 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
+from schedlab.core.knobs import check_knob
 from schedlab.core.model.closed import closed_rows, replay_closed
 from schedlab.core.model.panels import intervals, shared_lines, touched_lines
 from schedlab.core.model.sums import segment_sums
-from schedlab.core.space import MAX_COUNT, check_knob, check_shape, shape_bytes_bound
+from schedlab.core.shapes import MAX_COUNT, check_shape, shape_bytes_bound
 
 #: Launch orders of at most this many waves are replayed wave by wave; longer ones in closed form over
 #: their repeating waves (:func:`.closed.replay_closed`), whose cost does not grow with the waves. Both give
@@ -209,9 +210,9 @@ def _replay_exact(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
 
 
 def check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
-    """Refuse a shape whose byte counts on ``hw`` could overflow int64 (:func:`schedlab.core.space.shape_bytes_bound`).
+    """Refuse a shape whose byte counts on ``hw`` could overflow int64 (:func:`schedlab.core.shapes.shape_bytes_bound`).
 
-    :func:`schedlab.core.space.check_shape` holds the bound for 2-byte elements; this holds it for
+    :func:`schedlab.core.shapes.check_shape` holds the bound for 2-byte elements; this holds it for
     ``hw.bytes_per_element``. Byte counts below 2**53 are exact in float64 too; above it the float
     results are the int64 counts rounded once.
     """

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import GemmConfig, config_array, occupancy, spilled_registers
+from schedlab.core.knobs import GemmConfig, config_array
+from schedlab.core.resources import occupancy, spilled_registers
 
 __all__ = [
     "TERMS",

@@ -74,7 +74,7 @@ def core(context, seeds, budget, factors, **_):
         v = np.take_along_axis(child, j[:, :, None], axis=2)[:, :, 0] + step
         v = np.where((v < 0) | (v >= sizes[j]), v - 2 * step, v)
         np.put_along_axis(child, j[:, :, None], v[:, :, None], axis=2)
-        idx = tables.full_to_launch[child @ tables.strides]  # pruning: -1 cannot launch
+        idx = tables.index_of(child)  # pruning: -1 cannot launch
         fresh = (idx >= 0) & ~seen[rows, np.maximum(idx, 0)]
         # drop repeats within a generation: keep each config's first occurrence
         key = np.where(fresh, idx, n + np.arange(C))

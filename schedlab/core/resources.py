@@ -1,0 +1,196 @@
+"""What a configuration needs of the machine: warps per tile, pipeline buffers, registers, occupancy.
+
+Each function takes knob values (or an ``(n, 5+)`` config array, :func:`~schedlab.core.knobs.config_array`)
+and the machine, and follows its ``launch_rules``: the seed lecture's warp grid, or Triton's layout
+and pipeliner as its compiler decides (the sources are cited in each docstring).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.core.hardware import Hardware
+from schedlab.core.knobs import SPACE, WARP_GRID
+
+__all__ = [
+    "warp_grid",
+    "uses_wgmma",
+    "triton_warps_per_tile",
+    "pipeline_buffers",
+    "pipeline_smem_bytes",
+    "accumulator_registers",
+    "spilled_registers",
+    "occupancy",
+]
+
+
+def warp_grid(warps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised :data:`WARP_GRID`: (warps along M, warps along N) for an array of num_warps."""
+    wy = np.select([warps == w for w in WARP_GRID], [g[0] for g in WARP_GRID.values()])
+    wx = np.select([warps == w for w in WARP_GRID], [g[1] for g in WARP_GRID.values()])
+    return wy, wx
+
+
+def uses_wgmma(bm, bn, warps, hw: Hardware):
+    """Where Triton lowers the dot to Hopper's warp-group MMA (mma v3, ``wgmma``): a boolean array.
+
+    Only under ``launch_rules == "triton-sm90"``, and there when ``warps % 4 == 0``, ``bm % 64 == 0``
+    and ``bn % 8 == 0`` (the FP16 conditions of ``supportMMA(DotOp, 3)`` in
+    ``lib/Analysis/Utility.cpp``); elsewhere ``getMMAVersionSafe``
+    (``lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp``) falls back to mma v2 (``mma.sync``).
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import H100_SXM
+    >>> uses_wgmma(np.array([64, 32, 128]), 128, np.array([4, 4, 2]), H100_SXM).tolist()
+    [True, False, False]
+    """
+    if hw.launch_rules != "triton-sm90":
+        return np.zeros(np.broadcast_shapes(np.shape(bm), np.shape(bn), np.shape(warps)), dtype=bool)
+    return (np.asarray(warps) % 4 == 0) & (np.asarray(bm) % 64 == 0) & (np.asarray(bn) % 8 == 0)
+
+
+def triton_warps_per_tile(bm, bn, warps, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+    """(warps along M, warps along N) as Triton lays ``warps`` warps on a ``bm x bn`` tile (integer arrays).
+
+    Notes
+    -----
+    A port of ``warpsPerTileV2`` and ``warpsPerTileV3`` in
+    ``lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp`` (one dot, no chained dot), which
+    never fail: surplus warps replicate the tile.
+
+    - mma v2 (``mma.sync``, shape per warp 16 x 8): start from ``(1, 1)`` with ``reps = (ceil(bm / 16),
+      ceil(bn / 8))``; until the product reaches ``warps``, double the M count when ``reps_M >= reps_N``
+      (halving ``reps_M`` unless it is 1), else double the N count and halve ``reps_N``.
+    - mma v3 (``wgmma``, where :func:`uses_wgmma`): start from ``(4, 1)``; double the M count while
+      ``bm > 16 x`` it, then the N count, until the product reaches ``warps``.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_SXM
+    >>> [tuple(int(v) for v in triton_warps_per_tile(bm, bn, w, A100_SXM4)) for bm, bn, w in [(16, 64, 4), (32, 64, 8)]]
+    [(1, 4), (2, 4)]
+    >>> tuple(int(v) for v in triton_warps_per_tile(64, 128, 8, H100_SXM))  # wgmma
+    (4, 2)
+    """
+    bm, bn, warps = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (bm, bn, warps)))
+    wgmma = uses_wgmma(bm, bn, warps, hw)
+    wy, wx = np.ones_like(bm), np.ones_like(bm)
+    reps_m, reps_n = -(-bm // 16), -(-bn // 8)
+    for _ in range(int(np.log2(max(SPACE["warps"])))):  # each pass doubles one count where still short
+        short = wy * wx < warps
+        along_m = short & (reps_m >= reps_n)
+        along_n = short & ~along_m
+        wy, wx = np.where(along_m, 2 * wy, wy), np.where(along_n, 2 * wx, wx)
+        reps_m = np.where(along_m & (reps_m != 1), reps_m // 2, reps_m)
+        reps_n = np.where(along_n, reps_n // 2, reps_n)
+    vy, vx = np.full_like(bm, 4), np.ones_like(bm)
+    for _ in range(int(np.log2(max(SPACE["warps"])))):
+        short = vy * vx < warps
+        along_m = short & (bm > 16 * vy)
+        vy, vx = np.where(along_m, 2 * vy, vy), np.where(short & ~along_m, 2 * vx, vx)
+    return np.where(wgmma, vy, wy), np.where(wgmma, vx, wx)
+
+
+def pipeline_buffers(bm, bn, warps, stages, hw: Hardware):
+    """How many A and B tiles a block's pipeline holds in shared memory (integer array).
+
+    Notes
+    -----
+    - ``"seed"`` rules: ``stages``.
+    - Triton (``"triton-sm80"``, ``"triton-sm90"``): ``lowerLoads`` in
+      ``lib/Dialect/TritonGPU/Transforms/Pipeliner/LowerLoops.cpp`` allocates, per pipelined load,
+      its def-use stage distance, ``stages - 1`` (``AssignLatencies`` puts the loads ``stages - 1``
+      stages before the dot), plus one where the tile feeds a ``WarpGroupDotOp``
+      (``loadRequiresAdditionalBuffer``: wgmma keeps one MMA in flight). Without pipelining
+      (``stages = 1``) each operand still passes through one shared buffer on its way to the MMA.
+      So ``max(stages - 1, 1)``, or ``stages`` with wgmma (:func:`uses_wgmma`). Checked by compiling
+      the tutorial kernel with Triton 3.9.0 for sm_80 and sm_90: e.g. 128 x 128 x 64 with 3 stages
+      reports ``shared`` = 65536 and 98304 bytes.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC
+    >>> [int(pipeline_buffers(128, 128, 4, 3, hw)) for hw in (H100_TC, A100_SXM4, H100_SXM)]
+    [3, 2, 3]
+    """
+    if hw.launch_rules == "seed":
+        return stages
+    return np.where(uses_wgmma(bm, bn, warps, hw), stages, np.maximum(np.asarray(stages) - 1, 1))
+
+
+def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
+    """Shared memory a block's pipeline allocates: ``buffers * (bm + bn) * bk * bytes_per_element`` bytes.
+
+    :func:`pipeline_buffers` buffers, each holding an A tile (``bm x bk``) and a B tile (``bk x bn``).
+    Arguments broadcast (ints or integer arrays); the runtime's per-block reservation is not
+    included. (Under Triton the epilogue's layout conversion reuses the freed buffers; it needs at
+    most the FP16 tile of C, ``256 x 256 x 2`` bytes = 128 KiB, under every profile's limit.)
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> pipeline_smem_bytes(256, 128, 32, 8, 4, H100_TC) // 1024  # KiB
+    96
+    >>> int(pipeline_smem_bytes(64, 128, 128, 4, 4, A100_SXM4)) // 1024  # 3 buffers on Ampere
+    144
+    """
+    return pipeline_buffers(bm, bn, warps, stages, hw) * (bm + bn) * bk * hw.bytes_per_element
+
+
+def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """FP32 accumulator registers per thread of an ``(n, 5+)`` config array: its warp's tile over 32 threads.
+
+    The seed's warp grid (:data:`WARP_GRID`) under ``"seed"`` rules; Triton's layout
+    (:func:`triton_warps_per_tile`) otherwise, where a warp's tile is at least one instruction's
+    (16 x 8; a replicated warp holds the same fragment).
+    """
+    bm, bn, warps = arr[:, 0], arr[:, 1], arr[:, 3]
+    if hw.launch_rules == "seed":
+        wy, wx = warp_grid(warps)
+        return (bm // wy) * (bn // wx) // hw.warp_size
+    wy, wx = triton_warps_per_tile(bm, bn, warps, hw)
+    return np.maximum(bm // wy, hw.mma_m) * np.maximum(bn // wx, hw.mma_n) // hw.warp_size
+
+
+def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Registers per thread that ptxas spills to local memory, for an ``(n, 5+)`` config array.
+
+    ``max(0, accumulator + base_regs_per_thread - max_regs_per_thread)`` under Triton's rules,
+    whose kernels spill rather than fail; 0 under the seed's, which refuse such configurations.
+    Compiling the tutorial kernel with Triton 3.9.0 for sm_90 shows it: 256 x 256 with 8 warps
+    (256 accumulator registers) reports 255 registers and a 1024-byte stack frame.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(128, 256, 64, 4, 3, 8)])
+    >>> int(spilled_registers(arr, A100_SXM4)[0]), int(spilled_registers(arr, H100_TC)[0])
+    (41, 0)
+    """
+    if hw.launch_rules == "seed":
+        return np.zeros(len(arr), dtype=np.int64)
+    return np.maximum(accumulator_registers(arr, hw) + hw.base_regs_per_thread - hw.max_regs_per_thread, 0)
+
+
+def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
+    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 5+)`` config array.
+
+    ``(wy, wx)`` is the seed's warp grid (:data:`WARP_GRID`), the one the model's shared-memory term
+    reads. Registers are :func:`accumulator_registers` plus ``base_regs_per_thread``, rounded up to
+    the allocation unit; under Triton's rules at most ``max_regs_per_thread`` (ptxas spills the rest).
+    """
+    bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
+    wy, wx = warp_grid(warps)
+    threads = warps * hw.warp_size
+    regs = accumulator_registers(arr, hw) + hw.base_regs_per_thread
+    if hw.launch_rules != "seed":
+        regs = np.minimum(regs, hw.max_regs_per_thread)
+    regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
+    smem = pipeline_smem_bytes(bm, bn, bk, warps, stages, hw)
+    by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
+    by_regs = hw.regs_per_sm // (regs * threads)
+    by_threads = hw.max_threads_per_sm // threads
+    r = np.minimum.reduce([by_smem, by_regs, by_threads, np.full_like(bm, hw.max_blocks_per_sm)])
+    return wy, wx, regs, smem, r
