@@ -2,10 +2,13 @@
 
 Run from the repository root::
 
-    python benchmarks/bench_many.py [--side 64] [--K 4096] [--loop-shapes 512]
+    python benchmarks/bench_many.py [--grid square|wide] [--side 64] [--K 4096] [--loop-shapes 512]
 
-The grid is ``side x side`` shapes ``(M, N, K)`` with ``M, N`` in ``64, 128, ..., 64 * side``, each
-priced on all 3744 launchable configurations. The loop is timed on ``--loop-shapes`` shapes spread
+The ``square`` grid (the default) is ``side x side`` shapes ``(M, N, K)`` with ``M, N`` in
+``64, 128, ..., 64 * side``; the ``wide`` grid (issue 23's) is ``M`` in ``unique(rint(geomspace(1,
+16384, 64)))`` (57 values) by ``N`` in ``rint(geomspace(128, 32768, 64))`` (64 values), 3648 shapes,
+decode batches to prefills. Each shape is priced on all 3744 launchable configurations of the lecture's
+machine. The loop is timed on ``--loop-shapes`` shapes spread
 over the grid (every shape when 0) and its rate extrapolated to the grid; the batched call prices
 the whole grid. Both start cold (``schedlab.clear_caches()``). Prints the wall and CPU seconds of
 each (CPU: this process's own time; on a shared machine the wall time also counts other processes'
@@ -50,13 +53,18 @@ def peak_bytes(fn) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--side", type=int, default=64, help="grid side: side x side (M, N) shapes")
+    parser.add_argument("--grid", choices=("square", "wide"), default="square", help="which grid (default square)")
+    parser.add_argument("--side", type=int, default=64, help="square grid side: side x side (M, N) shapes")
     parser.add_argument("--K", type=int, default=4096)
     parser.add_argument("--loop-shapes", type=int, default=512, help="shapes the loop prices (0: all)")
     args = parser.parse_args(argv)
     arr = launchable().array
-    dims = [64 * i for i in range(1, args.side + 1)]
-    shapes = [(M, N, args.K) for M in dims for N in dims]
+    if args.grid == "wide":
+        ms = np.unique(np.rint(np.geomspace(1, 16384, 64)).astype(int)).tolist()
+        ns = np.rint(np.geomspace(128, 32768, 64)).astype(int).tolist()
+    else:
+        ms = ns = [64 * i for i in range(1, args.side + 1)]
+    shapes = [(M, N, args.K) for M in ms for N in ns]
     n_loop = len(shapes) if args.loop_shapes <= 0 else min(args.loop_shapes, len(shapes))
     # the loop's sample spreads over the grid (every k-th shape), so small and large shapes both count
     sample = shapes[:: max(1, len(shapes) // n_loop)][:n_loop]
@@ -71,28 +79,28 @@ def main(argv=None) -> int:
     many, many_s, many_cpu_s = timed(run_many)
     loop_peak, many_peak = peak_bytes(run_loop), peak_bytes(run_many)
     best_map, map_s, map_cpu_s = timed(
-        lambda: evaluate_many(shapes, arr)["time_s"].argmin(axis=1).reshape(args.side, args.side)
+        lambda: evaluate_many(shapes, arr)["time_s"].argmin(axis=1).reshape(len(ms), len(ns))
     )
 
     rows = {tuple(s): i for i, s in enumerate(shapes)}
     identical = np.array_equal(many[[rows[s] for s in sample]], loop)
-    loop_rate = len(sample) * len(arr) / loop_s
-    many_rate = len(shapes) * len(arr) / many_s
+    loop_evals, many_evals = len(sample) * len(arr), len(shapes) * len(arr)
     print(
-        f"{args.side} x {args.side} shapes (M, N in 64..{dims[-1]}, K = {args.K}) x {len(arr)} configurations; "
-        f"evaluate_many chunk bound {MANY_CHUNK_CELLS} cells"
+        f"{len(ms)} x {len(ns)} shapes (M in {ms[0]}..{ms[-1]}, N in {ns[0]}..{ns[-1]}, K = {args.K}) x "
+        f"{len(arr)} configurations; evaluate_many chunk bound {MANY_CHUNK_CELLS} cells"
     )
-    print(f"{'path':<34}{'shapes':>8}{'wall s':>10}{'CPU s':>8}{'M evals/s':>12}{'peak MiB':>10}")
+    print(f"{'path':<28}{'shapes':>8}{'wall s':>9}{'CPU s':>8}{'M evals/s':>11}{'M evals/CPU s':>15}{'peak MiB':>10}")
+    for name, n, wall, cpu, evals, peak in (
+        ("per-shape loop of evaluate", len(sample), loop_s, loop_cpu_s, loop_evals, loop_peak),
+        ("evaluate_many (one call)", len(shapes), many_s, many_cpu_s, many_evals, many_peak),
+    ):
+        print(
+            f"{name:<28}{n:>8}{wall:>9.2f}{cpu:>8.2f}{evals / wall / 1e6:>11.2f}{evals / cpu / 1e6:>15.2f}"
+            f"{peak / 2**20:>10.0f}"
+        )
     print(
-        f"{'per-shape loop of evaluate':<34}{len(sample):>8}{loop_s:>10.2f}{loop_cpu_s:>8.2f}"
-        f"{loop_rate / 1e6:>12.2f}{loop_peak / 2**20:>10.0f}"
-    )
-    print(
-        f"{'evaluate_many (one call)':<34}{len(shapes):>8}{many_s:>10.2f}{many_cpu_s:>8.2f}"
-        f"{many_rate / 1e6:>12.2f}{many_peak / 2**20:>10.0f}"
-    )
-    print(
-        f"batched / loop rate: {many_rate / loop_rate:.2f}x; loop extrapolated to the grid: "
+        f"batched / loop rate: {many_evals / many_s / (loop_evals / loop_s):.2f}x wall, "
+        f"{many_evals / many_cpu_s / (loop_evals / loop_cpu_s):.2f}x CPU; loop extrapolated to the grid: "
         f"{len(shapes) / len(sample) * loop_s:.1f} s"
     )
     print(

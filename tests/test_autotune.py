@@ -14,6 +14,7 @@ of ``triton.autotune``).
 from __future__ import annotations
 
 import logging
+import warnings
 
 import numpy as np
 import pytest
@@ -133,8 +134,10 @@ def test_none_launchable_keeps_the_first_and_warns():
     assert kept == configs[:1]  # Triton raises AutotunerError on an empty list
 
 
-@pytest.mark.parametrize("shape", [(0, 4096, 4096), (2**20, 2**20, 64)])
+@pytest.mark.parametrize("shape", [(0, 4096, 4096), (2**62, 4096, 4096)])
 def test_refused_shape_keeps_the_list(shape):
+    """An empty dimension, or counts that would overflow int64 (2**20 x 2**20 x 64, refused before issue 24
+    by MAX_MN = 2**18, is now priced: see the next test)."""
     configs = triton_configs(TUTORIAL_CONFIGS)
     with pytest.warns(UserWarning, match="every config kept"):
         kept = triton_prune(autotuned(configs, Pruner("h100-sxm", top_k=2).prune_configs_by()), *shape)
@@ -142,6 +145,17 @@ def test_refused_shape_keeps_the_list(shape):
     with pytest.warns(UserWarning, match="every estimate is 0"):
         first = triton_prune(autotuned(configs, {"perf_model": Pruner("h100-sxm").perf_model, "top_k": 2}), *shape)
     assert first == configs[:2]  # Triton's top_k still cuts: the reason prune_configs_by() avoids perf_model
+
+
+@pytest.mark.parametrize("shape", [(2**20, 2**20, 64), (8192, 4096, 250_112), (16, 256_000, 4096)])
+def test_real_shapes_past_the_old_limits_are_pruned(shape):
+    """Issue 24: the hook never refuses a real shape; these (over the old MAX_MN = 2**18 or MAX_K = 2**17,
+    or both sides of a vocabulary projection) are cut to top_k like any other, without a warning."""
+    configs = triton_configs(TUTORIAL_CONFIGS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = triton_prune(autotuned(configs, Pruner("h100-sxm", top_k=2).prune_configs_by()), *shape)
+    assert len(kept) == 2 and all(c in configs for c in kept)
 
 
 def test_unknown_spelling_raises_through_triton_when_strict():

@@ -345,15 +345,16 @@ BAD = [  # arguments, what stderr must name
     (["buckets", "4096", "4096", "--tol", "-0.1"], "argument --tol"),
     (["buckets", "4096", "4096", "--tol", "inf"], "argument --tol"),
     (["buckets", "4096", "4096", "--tol", "five"], "argument --tol"),
-    # issue 8: huge shapes are refused by the model's documented limits, not priced, overflowed or killed
-    (["explain", "256", "128", "32", "8", "4", "1", "1099511627776", "4096", "4096"], "MAX_MN"),
-    (["top", "1099511627776", "4096", "4096"], "MAX_MN"),
-    (["top", "9223372036854775808", "4096", "4096"], "MAX_MN"),
-    (["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4611686018427387904"], "MAX_K"),
-    (["explain", "16", "64", "64", "1", "4", "1", "16", "262144", "1099511627776"], "MAX_K"),
-    (["search", "4294967296", "4096", "4096"], "MAX_MN"),
-    (["buckets", "4096", "4611686018427387904"], "MAX_K"),
-    (["buckets", "4611686018427387904", "4096"], "MAX_MN"),
+    # issues 8 and 24: a shape whose counts would overflow int64 is refused naming its largest dimension,
+    # not priced, overflowed or killed (2**40 x 4096 x 4096, refused by the old MAX_MN, is now priced)
+    (["explain", "256", "128", "32", "8", "4", "1", "4611686018427387904", "4096", "4096"], "M = 4611686018427387904"),
+    (["top", "9223372036854775808", "4096", "4096"], "M = 9223372036854775808"),
+    (["explain", "256", "128", "32", "8", "4", "1", "4096", "4096", "4611686018427387904"], "K = 4611686018427387904"),
+    (["explain", "16", "64", "64", "1", "4", "1", "16", "262144", "1125899906842624"], "K = 1125899906842624"),
+    (["search", "4503599627370496", "4096", "4096"], "M = 4503599627370496"),
+    (["buckets", "4096", "4611686018427387904"], "K = 4611686018427387904"),
+    (["buckets", "4611686018427387904", "4096"], "N = 4611686018427387904"),
+    (["prune", "4096", "4096", "4611686018427387904"], "K = 4611686018427387904"),
     # issue 8: noise beyond MAX_NOISE overflowed the measured times
     (["search", "16", "4096", "4096", "--noise", "1e308"], "argument --noise"),
     (["search", "16", "4096", "4096", "--noise", "1.5"], "argument --noise"),
@@ -896,6 +897,23 @@ def test_explain_shows_a_small_tflops_with_significant_digits(capsys):
     out = run_main(capsys, "explain", "16", "16", "16", "1", "1", "1", "16", "16", str(2**17))
     (row,) = [line for line in out.splitlines() if line.startswith("TFLOPS")]
     assert float(row.split()[-1]) == pytest.approx(bd.tflops, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("explain", "256", "128", "32", "8", "4", "1", "1099511627776", "4096", "4096"),  # M = 2**40
+        ("top", "16", "4096", "250112", "-n", "1"),  # a 250,112-word vocabulary as K
+        ("top", "1048576", "1048576", "1048576", "-n", "1"),
+    ],
+    ids=["explain M=2**40", "top K=250112", "top 2**20 cubed"],
+)
+def test_shapes_past_the_old_limits_are_answered(capsys, args):
+    """Issue 24: the console never refuses a real shape; these were refused by MAX_MN = 2**18 or MAX_K = 2**17
+    and are now answered (status 0, nothing on stderr), with no numpy warning."""
+    status, out, err, shown = run_status(capsys, *args)
+    assert (status, err, shown) == (0, "", []), (err, [str(w.message) for w in shown])
+    assert out
 
 
 def test_the_figures_break_where_the_console_may_break():

@@ -1,4 +1,4 @@
-"""GEMM shapes: the limits the model prices (:func:`check_shape`), and the shapes the lecture studies.
+"""GEMM shapes: the check of what the model prices (:func:`check_shape`), and the shapes the lecture studies.
 
 The lecture's four demo shapes and the Llama-3-8B projections.
 """
@@ -9,36 +9,47 @@ from typing import NamedTuple
 
 from schedlab.core.checks import is_integer
 
-#: Largest M and N the model prices. The HBM replay prices a launch order in closed form over its
-#: repeating waves (:mod:`schedlab.core.model.hbm`), but it still walks one by one the waves that
-#: meet the last, irregular group of rows: up to ``8 ceil(N / 16) / per_wave`` of them, so N bounds
-#: its time (``benchmarks/bench_large_shapes.py`` prices all launchable configs of 2**18 x 2**18 x 2**17).
-#: M is held to the same limit, so that a shape and its transpose are priced or refused alike.
-#: 2**18 = 262144 covers the largest vocabularies (Gemma's 256000) and token batches of real workloads.
-MAX_MN = 2**18
-#: Largest K the model prices: with :data:`MAX_MN` it keeps every byte count below 2**53 for
-#: 2-byte elements, exact in int64 and in float64 (:func:`schedlab.core.model.hbm.check_exact`
-#: holds the bound for other element sizes): the replay reads at most ``32 K`` elements per
-#: 16 x 16 output tile, ``(2**14)**2 * 32 * 2**17 * 2 = 2**52`` bytes.
-MAX_K = 2**17
+#: The largest count the model holds: its counts (blocks, waves, the HBM bytes the launch order replay
+#: sums) are int64, and :func:`shape_bytes_bound` bounds the largest of them.
+MAX_COUNT = 2**63 - 1
+
+
+def shape_bytes_bound(M: int, N: int, K: int, bytes_per_element: int = 2) -> int:
+    """An upper bound on every byte count the model makes of an ``M x N x K`` GEMM (Python integers).
+
+    The HBM replay sums, over the waves, the panels each wave touches: at most ``32 K`` operand
+    elements per 16 x 16 output tile (a 16-row A panel and a 16-column B panel, ``K`` deep), plus
+    ``M N`` for C; every other count (blocks, waves, k-steps, their products) is smaller.
+
+    Examples
+    --------
+    >>> shape_bytes_bound(4096, 4096, 4096) == (256 * 256 * 32 * 4096 + 4096**2) * 2
+    True
+    """
+    return (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * bytes_per_element
 
 
 def check_shape(M, N, K) -> tuple[int, int, int]:
-    """Validate a GEMM shape: each of M, N, K a positive integer (not a bool), within the model's limits.
+    """Validate a GEMM shape: each of M, N, K a positive integer (not a bool), its counts within int64.
+
+    Any shape is priced whose :func:`shape_bytes_bound` (2-byte elements) is at most
+    :data:`MAX_COUNT`: K up to 33,554,423 on 2**20 x 2**20 and 2,199,023,255,543 on 4096 x 4096;
+    M and N up to 2**30 at K = 16.
 
     Raises
     ------
     ValueError
-        Naming the dimension, or the limit (:data:`MAX_MN`, :data:`MAX_K`) the shape exceeds.
+        Naming the dimension: one that is not a positive integer, or, when the counts would
+        overflow, the largest of the three, with the most it could be with the other two as given.
 
     Examples
     --------
     >>> check_shape(4096, 4096, 4096)
     (4096, 4096, 4096)
-    >>> check_shape(2**20, 2**20, 4096)
+    >>> check_shape(2**20, 2**20, 2**30)
     Traceback (most recent call last):
     ...
-    ValueError: M = 1048576 is more than MAX_MN = 2**18 (262144) the model prices
+    ValueError: K = 1073741824 is more than 33554423, the largest K the model prices with M = 1048576 and N = 1048576 (its byte counts would overflow 64-bit integers)
     """
     out = []
     for name, value in (("M", M), ("N", N), ("K", K)):
@@ -47,13 +58,24 @@ def check_shape(M, N, K) -> tuple[int, int, int]:
         if value <= 0:
             raise ValueError(f"{name} must be a positive integer, got {value}")
         out.append(int(value))
-    M, N, K = out
-    for name, value in (("M", M), ("N", N)):
-        if value > MAX_MN:
-            raise ValueError(f"{name} = {value} is more than MAX_MN = 2**18 ({MAX_MN}) the model prices")
-    if K > MAX_K:
-        raise ValueError(f"K = {K} is more than MAX_K = 2**17 ({MAX_K}) the model prices")
-    return M, N, K
+    if shape_bytes_bound(*out) > MAX_COUNT:
+        j = max(range(3), key=lambda i: out[i])  # the largest dimension, the first of equals
+        lo, hi = 0, out[j]  # the largest value of dimension j that fits, with the other two as given
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if shape_bytes_bound(*(mid if i == j else out[i] for i in range(3))) <= MAX_COUNT:
+                lo = mid
+            else:
+                hi = mid - 1
+        names = "MNK"
+        others = " and ".join(f"{names[i]} = {out[i]}" for i in range(3) if i != j)
+        why = "its byte counts would overflow 64-bit integers"
+        if not lo:
+            raise ValueError(f"{names[j]} = {out[j]}: the model prices no {names[j]} with {others} ({why})")
+        raise ValueError(
+            f"{names[j]} = {out[j]} is more than {lo}, the largest {names[j]} the model prices with {others} ({why})"
+        )
+    return tuple(out)
 
 
 def as_mnk(shape) -> tuple[int, int, int]:

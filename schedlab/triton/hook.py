@@ -30,8 +30,8 @@ What it decides, and why:
   (:func:`schedlab.core.launch.reasons`) logged on the ``schedlab.triton.hook`` logger at INFO.
   If no config of the list can launch, the first listed is kept (no estimate ranks them) and a
   warning says so: Triton raises on an empty list.
-- A shape the model refuses (:func:`schedlab.core.shapes.check_shape`: an empty dimension, M
-  or N over ``MAX_MN``, ``K`` over ``MAX_K``) does not stop the autotuner: the list is
+- The model prices every real shape; one it refuses (:func:`schedlab.core.shapes.check_shape`: an
+  empty dimension, or counts that would overflow 64-bit integers) does not stop the autotuner: the list is
   kept whole, with a warning. :meth:`Pruner.perf_model` cannot keep a list whole (Triton's
   ``top_k`` cuts it), so there it estimates every config at 0 and Triton keeps the list's first
   ``top_k``; this is why :meth:`Pruner.prune_configs_by` hands Triton ``early_config_prune`` alone.

@@ -118,7 +118,9 @@ def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None, ou
         for name, values in out.items():
             values[...] = 0 if name in ints else np.inf if name == "time_s" else np.nan
     if idx.size and np.prod(size):
-        for name, values in _price(arr[idx], M, N, K, hw, names, groups).items():
+        for name, values in _price(arr[idx], M, N, K, hw, names, groups, out if every else None).items():
+            if values is out[name]:  # written in place
+                continue
             if every:
                 out[name][...] = values
             else:
@@ -172,16 +174,14 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     >>> bool(many["time_s"][1, 0] == evaluate([cfg], 16, 4096, 4096).time_s[0])
     True
     """
-    mnk = np.array([as_mnk(s) for s in check_sequence(shapes, "shapes", "(M, N, K)")], dtype=np.int64).reshape(-1, 3)
     hw = check_hardware(hw)
+    mnk = _shape_rows(check_sequence(shapes, "shapes", "(M, N, K)"), hw)
     terms = check_sequence(terms, "terms", "ModelTerms field names")
     for name in terms:
         if name not in ModelTerms.__dataclass_fields__:
             raise ValueError(
                 f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, got {name!r}"
             )
-    for M, N, K in mnk.tolist():
-        check_exact(M, N, K, hw)
     arr = config_array(configs)
     launchable = _launchable_mask(arr, hw)
     out = {
@@ -223,6 +223,29 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     return out
 
 
+def _shape_rows(shapes: tuple, hw: Hardware) -> np.ndarray:
+    """The ``(s, 3)`` int64 array of ``shapes``, each validated as by :func:`evaluate` (:func:`as_mnk`, :func:`check_exact`).
+
+    Shapes given as positive integers (not bools) whose byte bound is far from overflow (below 2**62
+    in float64, whose few roundings cannot cross 2**63) are checked in one numpy pass; any other input
+    shape by shape, so a bad one is refused with its own message.
+    """
+    try:
+        rows = np.asarray(shapes) if shapes else None
+    except (ValueError, TypeError, OverflowError):  # ragged, or an integer beyond int64
+        rows = None
+    fits = rows is not None and rows.dtype.kind == "i" and rows.shape == (len(shapes), 3) and (rows > 0).all()
+    if fits and not any(isinstance(x, (bool, np.bool_)) for shape in shapes for x in shape):  # numpy reads True as 1
+        M, N, K = (rows[:, j].astype(np.float64) for j in range(3))
+        bound = (np.ceil(M / 16) * np.ceil(N / 16) * 32 * K + M * N) * hw.bytes_per_element
+        if (bound < 2.0**62).all():
+            return rows.astype(np.int64, copy=False)
+    mnk = [as_mnk(shape) for shape in shapes]
+    for M, N, K in mnk:
+        check_exact(M, N, K, hw)
+    return np.array(mnk, dtype=np.int64).reshape(-1, 3)
+
+
 class _Groups(NamedTuple):
     """How :func:`_price` shares work among configurations (each array indexes the one before it)."""
 
@@ -236,6 +259,7 @@ class _Groups(NamedTuple):
     combo_of: np.ndarray  # (n,): each configuration's combination
     by_combo: np.ndarray  # (n,): configurations sorted by combination
     combo_starts: np.ndarray  # (u,): where each combination's configurations start in by_combo
+    runs: int  # r when base_of is 0 r times, 1 r times, ... (each base row's configurations adjacent), else 0
 
 
 def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
@@ -260,19 +284,26 @@ def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
     combos = (tiles[combo_tile, 0], tiles[combo_tile, 1], keys % groups, tiles[combo_tile, 2])
     by_combo = np.argsort(combo_of.ravel(), kind="stable")
     combo_starts = np.flatnonzero(np.r_[True, np.diff(combo_of.ravel()[by_combo]) > 0])
+    base_of = base_of.ravel()
+    runs = n // len(base)
+    if not np.array_equal(base_of, np.repeat(np.arange(len(base)), runs)):
+        runs = 0
     groups = _Groups(
-        base, base_of.ravel(), tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(), by_combo, combo_starts
+        base, base_of, tiles, by_tile, tile_starts, combos, combo_tile, combo_of.ravel(), by_combo, combo_starts, runs
     )
-    for values in (*groups[:5], *combos, *groups[6:]):
+    for values in (*groups[:5], *combos, *groups[6:10]):
         values.flags.writeable = False
     return groups
 
 
-def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None) -> dict[str, np.ndarray]:
+def _price(
+    arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None, into: dict | None = None
+) -> dict[str, np.ndarray]:
     """The ``names`` fields of :class:`ModelTerms` for launchable configurations only.
 
     ``M, N, K`` are scalars or ``(s, 1)`` columns; ``groups`` is :func:`_groups` of ``arr`` (computed
-    when not given). Configurations that differ only in ``group`` share every on-chip quantity
+    when not given); ``into``, if given, maps names to arrays of the result's shape that a field may be
+    written into instead of a new array (the caller's output: one pass over it less). Configurations that differ only in ``group`` share every on-chip quantity
     (:func:`on_chip_terms` prices each ``(bm, bn, bk, warps, stages)`` once); ``group`` acts through the
     HBM replay alone. When ``names`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``
     (``(s, 1)`` columns only), a launch order is replayed only where :func:`hbm_bound_s` cannot show
@@ -288,11 +319,12 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
     """
     g = _groups(arr, hw) if groups is None else groups
     exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
+    into = into or {}
     chip = on_chip_terms(g.base, M, N, K, hw)
-    out = {name: chip[name][..., g.base_of] for name in names if name in chip}
+    out = {name: _spread(chip[name], g, into.get(name)) for name in names if name in chip}
     if not exact_hbm:
         if "time_s" in names:
-            out["time_s"] = _time_bounded(chip, M, N, K, hw, g)
+            out["time_s"] = _time_bounded(chip, M, N, K, hw, g, into.get("time_s"))
         return out
     bytes_hbm, t_hbm_s = (x[..., g.combo_of] for x in hbm_term(M, N, K, g.combos, hw))
     if "time_s" in names:
@@ -307,17 +339,33 @@ def _price(arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None
     return out
 
 
-def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups) -> np.ndarray:
+def _spread(values: np.ndarray, g: _Groups, into: np.ndarray | None = None) -> np.ndarray:
+    """``values[..., g.base_of]``: a per-base-configuration array spread to the configurations.
+
+    Into ``into`` if given, C-contiguous and of the same dimensions (else a new array); when each base
+    row's configurations are adjacent (``g.runs``), by broadcasting each value over its run: one
+    contiguous pass, about as fast as a copy.
+    """
+    if into is None or np.ndim(values) != into.ndim or not into.flags.c_contiguous:
+        return values[..., g.base_of]
+    if g.runs:
+        into.reshape(*into.shape[:-1], -1, g.runs)[...] = values[..., None]
+    else:
+        into[...] = values[..., g.base_of]
+    return into
+
+
+def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarray | None = None) -> np.ndarray:
     """``time_s`` of :func:`_price` for ``(s, 1)`` columns, replaying only where HBM could be the slower.
 
     Where :func:`hbm_bound_s` of a combination is at or below the on-chip time ``compute_s`` of every
     configuration of its tile, :func:`kernel_time` takes the on-chip time whatever the replay would
     find (priced on the base configurations, spread to their groups); the other (shape, combination)
-    pairs are replayed and their configurations priced in full.
+    pairs are replayed and their configurations priced in full. ``into``, if given, receives the result.
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
-    time_s = kernel_time(fixed_s, compute_s)[:, g.base_of]  # HBM hidden, overwritten below where it may not be
+    time_s = _spread(kernel_time(fixed_s, compute_s), g, into)  # HBM hidden; overwritten where it may not be
     least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
     bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
     which, combo = np.nonzero(bound_s > least_compute_s)

@@ -4,7 +4,7 @@ Blocks run ``per_wave`` at a time in Triton's grouped launch order. Each wave re
 the A row-panels and B column-panels it touches, less what the previous wave left in L2; C is
 written once (:func:`hbm_bytes` states the rule). The replay works on intervals of the launch
 order, so it costs O(waves), not O(blocks); past :data:`EXACT_WAVES` waves it runs in closed form
-over the waves that repeat (:func:`_replay_closed`: the same bytes, bit for bit, at a cost set by
+over the waves that repeat (:func:`.closed.replay_closed`: the same bytes, bit for bit, at a cost set by
 the group and wave sizes, not by the shape). It depends on a configuration only through
 ``(bm, bn, group, per_wave)``: :func:`hbm_term` replays each such launch order once per shape and
 is the one place the model turns bytes into the HBM time that :func:`.terms.kernel_time` charges.
@@ -14,24 +14,30 @@ touch, L2 reuse ignored), so the engine can skip replays that cannot matter.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import check_knob
-from schedlab.core.shapes import check_shape
+from schedlab.core.model.closed import closed_rows, replay_closed
+from schedlab.core.model.panels import intervals, shared_lines, touched_lines
+from schedlab.core.model.sums import segment_sums
+from schedlab.core.shapes import MAX_COUNT, check_shape, shape_bytes_bound
 
 #: Launch orders of at most this many waves are replayed wave by wave; longer ones in closed form over
-#: their repeating waves (:func:`_replay_closed`), whose cost does not grow with the waves. Both give
+#: their repeating waves (:func:`.closed.replay_closed`), whose cost does not grow with the waves. Both give
 #: the same bytes bit for bit (tests/test_large_shapes.py); 2**8 is about where the closed form's
 #: fixed cost per launch order (a few hundred rows and a Python loop) matches a wave-by-wave replay.
 EXACT_WAVES = 2**8
 
+#: Most rows (waves, or closed-form representatives, each a few dozen int64 temporaries) the replay
+#: evaluates in one numpy pass: about 2**16 x 8 B x 100 = 50 MiB of temporaries at most.
+REPLAY_CHUNK_ROWS = 2**16
+
 __all__ = [
     "EXACT_WAVES",
+    "REPLAY_CHUNK_ROWS",
     "waves",
     "replayed_waves",
     "hbm_bytes",
@@ -118,83 +124,28 @@ def _replay(M, N, K, combos: tuple[tuple[int, int, int, int], ...], hw: Hardware
     return out
 
 
-def _intervals(start, end, group, grid_m, grid_n):
-    """The A row-panels and B column-panels blocks ``[start, end)`` of the grouped order touch, as intervals.
-
-    A group of ``G`` rows holds ``G * grid_n`` consecutive pids (the last group may have fewer rows),
-    walked down its rows, then right. So a run of pids touches, in its first group, a column interval
-    and a (cyclic) row interval; all rows and columns of any group it covers whole; and, in its last
-    group, columns from 0 and rows from the group's first row. Returns four row intervals and two
-    column intervals ``(lo, hi)`` of panel indices (empty where ``lo >= hi``).
-    """
-    in_group = group * grid_n
-    g0, g1 = start // in_group, (end - 1) // in_group
-    size0 = np.minimum(group, grid_m - g0 * group)
-    size1 = np.minimum(group, grid_m - g1 * group)
-    # first group: offsets [o0, o1) inside it; its rows [row0, row0 + length0) wrap inside the group
-    o0 = start - g0 * in_group
-    o1 = np.minimum(end, g0 * in_group + size0 * grid_n) - g0 * in_group
-    length0, row0 = o1 - o0, o0 % size0
-    whole0 = length0 >= size0
-    top = g0 * group
-    later = g1 > g0
-    length1 = end - g1 * in_group
-    rows = [
-        (top + np.where(whole0, 0, row0), top + np.where(whole0, size0, np.minimum(row0 + length0, size0))),
-        (top, top + np.where(whole0, 0, np.maximum(row0 + length0 - size0, 0))),  # the wrapped part
-        (np.where(later, (g0 + 1) * group, 0), np.where(later, g1 * group, 0)),  # groups covered whole
-        (np.where(later, g1 * group, 0), np.where(later, g1 * group + np.minimum(length1, size1), 0)),
-    ]
-    # columns: first group [c0, c1); then everything if a whole group lies between, else last group [0, c2)
-    c0, c1 = o0 // size0, (o1 - 1) // size0 + 1
-    c2 = np.where(later, (length1 - 1) // size1 + 1, 0)
-    every = g1 >= g0 + 2
-    merged = every | (c2 >= c0)
-    cols = [
-        (np.where(merged, 0, c0), np.where(every, grid_n, np.where(merged, np.maximum(c1, c2), c1))),
-        (np.zeros_like(c0), np.where(merged, 0, c2)),
-    ]
-    return rows, cols
-
-
-def _lines(lo, hi, tile, extent):
-    """A rows (B columns) in panels ``[lo, hi)`` of ``tile`` rows (columns) each: ``min(hi tile, extent) - min(lo tile, extent)``."""
-    return np.minimum(np.maximum(hi, lo) * tile, extent) - np.minimum(lo * tile, extent)
-
-
-def _shared_lines(rows, cols, prev_rows, prev_cols, bm, bn, M, N):
-    """Lines (A rows plus B columns) a run of pids shares with the run just before it.
-
-    The previous run ends where this one starts, in this run's first group or the group before it;
-    so only this run's first-group rows can meet the previous run's rows, and only that run's
-    first- and last-group rows (the groups it covers whole lie before its last group).
-    """
-    total = np.zeros(np.shape(bm), dtype=np.int64)
-    for lo, hi in rows[:2]:
-        for prev_lo, prev_hi in prev_rows[:2] + prev_rows[3:]:
-            total += _lines(np.maximum(lo, prev_lo), np.minimum(hi, prev_hi), bm, M)
-    for lo, hi in cols:
-        for prev_lo, prev_hi in prev_cols:
-            total += _lines(np.maximum(lo, prev_lo), np.minimum(hi, prev_hi), bn, N)
-    return total
-
-
-def _touched_lines(rows, cols, bm, bn, M, N):
-    return sum(_lines(lo, hi, bm, M) for lo, hi in rows) + sum(_lines(lo, hi, bn, N) for lo, hi in cols)
-
-
 def _replay_many(M, N, K, bm, bn, group, per_wave, hw: Hardware, method: str = "auto") -> np.ndarray:
-    """HBM bytes of many ``(M, N, K, bm, bn, group, per_wave)`` (int64 arrays of one length) in one pass.
+    """HBM bytes of many ``(M, N, K, bm, bn, group, per_wave)`` (int64 arrays of one length), in chunks.
 
     A launch order of at most :data:`EXACT_WAVES` waves (``method="auto"``), or every one with
     ``method="exact"``, is replayed wave by wave (:func:`_replay_exact`); the others in closed form
-    (:func:`_replay_closed`). Either way each entry's bytes depend on that entry alone.
+    (:func:`.closed.replay_closed`). Either way each entry's bytes depend on that entry alone, so the
+    entries are replayed in consecutive chunks of at most :data:`REPLAY_CHUNK_ROWS` rows (or one entry,
+    if it alone has more): the temporaries stay bounded whatever the number of entries.
     """
-    closed = waves(M, N, bm, bn, per_wave) > EXACT_WAVES if method == "auto" else np.full(len(bm), method == "closed")
+    n = waves(M, N, bm, bn, per_wave)
+    closed = n > EXACT_WAVES if method == "auto" else np.full(len(bm), method == "closed")
+    rows = np.where(closed, closed_rows(group), n)
     out = np.empty(len(bm))
-    for part, replay in ((~closed, _replay_exact), (closed, _replay_closed)):
-        if part.any():
-            out[part] = replay(*(x[part] for x in (M, N, K, bm, bn, group, per_wave)), hw)
+    start, ends = 0, np.cumsum(rows)
+    while start < len(bm):
+        done = ends[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, done + REPLAY_CHUNK_ROWS, "right")))
+        chunk = slice(start, stop)
+        for part, replay in ((~closed[chunk], _replay_exact), (closed[chunk], replay_closed)):
+            if part.any():
+                out[chunk][part] = replay(*(x[chunk][part] for x in (M, N, K, bm, bn, group, per_wave)), hw)
+        start = stop
     return out
 
 
@@ -206,228 +157,70 @@ def waves(M, N, bm, bn, per_wave):
 def replayed_waves(M, N, bm, bn, group, per_wave):
     """How many waves (rows) :func:`_replay_many` evaluates for each launch order, at most (arguments broadcast).
 
-    Every wave up to :data:`EXACT_WAVES`; in closed form two rows (a wave and its predecessor) for
-    the first wave, the waves that meet the last group (at most ``L / P + 3``, ``L = G ceil(N / bn)``
-    pids per group), the ``12 G`` exceptional offsets and the ``4 G`` runs (see :func:`_replay_closed`).
+    Every wave up to :data:`EXACT_WAVES`; in closed form a number set by the group alone
+    (:func:`.closed.closed_rows`).
     """
     n = waves(M, N, bm, bn, per_wave)
-    return np.where(n > EXACT_WAVES, 2 * (group * -(-N // bn) // per_wave + 4 + 16 * group), n)
+    return np.where(n > EXACT_WAVES, closed_rows(group), n)
 
 
 def _replay_exact(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
     """:func:`_replay_many` wave by wave: O(waves), not O(blocks).
 
-    Each wave's panels are intervals (:func:`_intervals`); the first ``i`` row panels hold
+    Each wave's panels are intervals (:func:`.panels.intervals`); the first ``i`` row panels hold
     ``min(i * bm, M) * K`` elements, so the bytes of an interval are a difference of two such prefixes.
     """
     elt = hw.bytes_per_element
     c_bytes = M * N * elt
+    line_bytes = K * elt
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
     n_waves = -(-blocks // per_wave)
+    # pids, panel indices and lines in int32 where they fit (half the memory traffic); bytes in int64
+    small = len(bm) > 0 and int((blocks + per_wave).max()) < 2**30 and int(np.maximum(M, N).max()) < 2**27
+    dtype = np.int32 if small else np.int64
     # one entry per wave of every combo
-    combo = np.repeat(np.arange(len(bm)), n_waves)
+    combo = np.repeat(np.arange(len(bm), dtype=dtype), n_waves)
     first = np.concatenate([[0], np.cumsum(n_waves)[:-1]])
-    index = np.arange(combo.size) - first[combo]
-    M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
-        x[combo] for x in (M, N, K, bm, bn, group, per_wave, grid_m, grid_n, blocks)
+    index = np.arange(combo.size, dtype=dtype) - first.astype(dtype)[combo]
+    M_, N_, bm, bn, group, per_wave, grid_m, grid_n, blocks = (
+        x.astype(dtype, copy=False)[combo] for x in (M, N, bm, bn, group, per_wave, grid_m, grid_n, blocks)
     )
     start = index * per_wave
-    rows, cols = _intervals(start, np.minimum(start + per_wave, blocks), group, grid_m, grid_n)
-    line_bytes = K * elt
-    footprint = _touched_lines(rows, cols, bm, bn, M, N) * line_bytes
-    # bytes also touched by the previous wave of the same combo (none for a combo's first wave)
-    later = (slice(1, None),)
-    shared = _shared_lines(
+    rows, cols = intervals(start, np.minimum(start + per_wave, blocks), group, grid_m, grid_n)
+    line_bytes = line_bytes[combo]
+    footprint = touched_lines(rows, cols, bm, bn, M_, N_).astype(np.int64) * line_bytes
+    # lines also touched by the previous wave of the same combo (none for a combo's first wave)
+    shared = shared_lines(
         [(lo[1:], hi[1:]) for lo, hi in rows],
         [(lo[1:], hi[1:]) for lo, hi in cols],
         [(lo[:-1], hi[:-1]) for lo, hi in rows],
         [(lo[:-1], hi[:-1]) for lo, hi in cols],
-        *(x[later] for x in (bm, bn, M, N)),
+        *(x[1:] for x in (bm, bn, M_, N_)),
     )
-    reused = np.where(index > 0, np.r_[0, shared], 0) * line_bytes
-    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
-    kept_reused = np.zeros(combo.size)
     later_wave = index > 0
-    kept_reused[later_wave] = (
-        np.minimum(1.0, hw.l2_bytes_shared / footprint[np.flatnonzero(later_wave) - 1]) * reused[later_wave]
-    )
-    # integers are exact and fsum is correctly rounded: a combo's bytes do not depend on its batch.
-    # Where every kept part is a whole number of bytes (the panels fit L2) their sum is an exact
-    # integer below 2**53, which is what fsum returns; fsum runs only for the other combos.
+    reused = np.where(later_wave, np.r_[0, shared], 0) * line_bytes
+    # a fraction min(1, L2 / footprint) of the previous wave's panels is still in L2
+    previous = np.r_[np.int64(1), footprint[:-1]]  # any positive value at a combo's first wave, where reused is 0
+    kept_reused = np.where(later_wave, np.minimum(1.0, hw.l2_bytes_shared / previous) * reused, 0.0)
+    # integers are exact and the corrections' sum correctly rounded: a combo's bytes do not depend on its batch
     touched = np.add.reduceat(footprint, first)
-    whole = np.floor(kept_reused) == kept_reused
-    exact = np.logical_and.reduceat(whole, first)
-    kept = np.add.reduceat(np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
-    for i in np.flatnonzero(~exact).tolist():
-        kept[i] = math.fsum(kept_reused[first[i] : first[i] + n_waves[i]])
+    kept = segment_sums(kept_reused, np.ones(combo.size, dtype=np.int64), first)
     return touched.astype(np.float64) - kept + c_bytes.astype(np.float64)
 
 
-def _replay_closed(M, N, K, bm, bn, group, per_wave, hw: Hardware) -> np.ndarray:
-    """:func:`_replay_many` in closed form over the repeating waves: O(distinct wave patterns), not O(waves).
-
-    Notes
-    -----
-    With ``P = per_wave``, ``G = group`` and ``L = G * grid_n`` pids per group, wave ``w`` starts at pid
-    ``w P``. Call a group *regular* when its ``G`` rows are all full ``bm``-row panels: all but
-    possibly the last. A wave ``w >= 1`` whose pids and whose predecessor's lie in regular groups
-    (``(w + 1) P <= L n_reg``) sees, up to a shift by whole groups, the same panels and the same
-    overlap with its predecessor as any other such wave with the same offset ``s = w P mod L``:
-    its bytes and its L2 reuse are a function ``f(s)``. Shifting ``s`` by ``G`` (one column) leaves
-    ``f`` unchanged while each of the pids ``s - P``, ``s - 1``, ``s``, ``s + P - 1`` stays in the
-    middle columns ``[G, L - 2G)`` of its group. So the offsets fall in at most ``12 G`` exceptional
-    ones (each its own pattern) and, between them, at most four runs per residue ``s mod G`` (one
-    pattern each). How many waves have an offset in a run is a count of the points of the progression
-    ``w P mod L`` in an interval, a floor sum (:func:`_count_offsets`). Each pattern is replayed once,
-    on a representative wave, and weighted by its count; the first wave and the waves from the last
-    regular one on are replayed one by one. Byte counts are exact integers, and the L2 corrections,
-    each wave's correction times its count, are summed exactly and rounded once
-    (:func:`_weighted_sum`), as :func:`math.fsum` rounds the wave-by-wave sum: the result equals
-    :func:`_replay_exact`'s bit for bit.
-    """
-    out = np.empty(len(bm))
-    reps = []  # (combo, start, weight) of each replayed wave or representative
-    queries = []  # (class, P, L, G, j, lo, hi, w_end) of each count
-    for i, (m, n, tm, tn, g, p) in enumerate(zip(*(x.tolist() for x in (M, N, bm, bn, group, per_wave)))):
-        grid_n = -(-n // tn)
-        blocks, L = -(-m // tm) * grid_n, g * grid_n
-        n_waves = -(-blocks // p)
-        w_end = max(1, (m // tm) // g * L // p)  # waves [1, w_end) and their predecessors lie in regular groups
-        reps.extend((i, w * p, 1) for w in (0, *range(w_end, n_waves)))
-        if w_end <= 1:
-            continue
-        exceptional = sorted({(L - 2 * g - d + k) % L for d in (-p, -1, 0, p - 1) for k in range(min(3 * g, L))})
-        step = math.gcd(p, L)
-        for e in exceptional:
-            if e % step == 0:
-                queries.append((len(reps), p, L, g, e % g, e, e, w_end))
-                reps.append((i, p + (e - p) % L, 0))
-        for a, b in zip(exceptional, exceptional[1:] + [exceptional[0] + L]):
-            if b - a < 2:
-                continue
-            a, b = (a + 1, b - 1) if a + 1 < L else (a + 1 - L, b - 1 - L)  # offsets between two exceptional ones
-            for j in range(g):
-                s = a + (j - a) % g
-                if s > b:
-                    continue
-                # the run's earliest wave in the launch order: at its first offset or its first past P
-                past = s + -(-((p - s) % L) // g) * g
-                start = min(p + (x - p) % L for x in ((s, past) if past <= b else (s,)))
-                for lo, hi in ((a, min(b, L - 1)), (L, b)) if b >= L else ((a, b),):
-                    queries.append((len(reps), p, L, g, j, lo % L, hi % L, w_end))
-                reps.append((i, start, 0))
-    combo, start, weight = (np.array(x, dtype=np.int64) for x in zip(*reps))
-    if queries:
-        rep, *args = (np.array(x, dtype=np.int64) for x in zip(*queries))
-        np.add.at(weight, rep, _count_offsets(*args))
-    keep = weight > 0
-    combo, start, weight = combo[keep], start[keep], weight[keep]
-    M, N, K, bm, bn, group, per_wave = (x[combo] for x in (M, N, K, bm, bn, group, per_wave))
-    grid_m, grid_n = -(-M // bm), -(-N // bn)
-    end = np.minimum(start + per_wave, grid_m * grid_n)
-    has_prev = start > 0
-    rows, cols = _intervals(start, end, group, grid_m, grid_n)
-    prev_rows, prev_cols = _intervals(
-        np.where(has_prev, start - per_wave, 0), np.maximum(start, 1), group, grid_m, grid_n
-    )
-    line_bytes = K * hw.bytes_per_element
-    footprint = _touched_lines(rows, cols, bm, bn, M, N) * line_bytes
-    prev_footprint = _touched_lines(prev_rows, prev_cols, bm, bn, M, N) * line_bytes
-    reused = np.where(has_prev, _shared_lines(rows, cols, prev_rows, prev_cols, bm, bn, M, N), 0) * line_bytes
-    kept_reused = np.where(has_prev, np.minimum(1.0, hw.l2_bytes_shared / np.maximum(prev_footprint, 1)), 0.0) * reused
-    whole = np.floor(kept_reused) == kept_reused
-    first = np.flatnonzero(np.r_[True, np.diff(combo) > 0])
-    touched = np.add.reduceat(weight * footprint, first).astype(np.float64)
-    kept = np.add.reduceat(weight * np.where(whole, kept_reused, 0.0).astype(np.int64), first).astype(np.float64)
-    for k, i in enumerate(combo[first].tolist()):
-        parts = slice(first[k], first[k + 1] if k + 1 < len(first) else len(combo))
-        if not whole[parts].all():
-            kept[k] = _weighted_sum(kept_reused[parts], weight[parts])
-        out[i] = touched[k] - kept[k] + float(M[first[k]] * N[first[k]] * hw.bytes_per_element)
-    return out
-
-
-def _weighted_sum(values: np.ndarray, weights: np.ndarray) -> float:
-    """``sum(w * v)`` of floats ``v`` and integer counts ``w``, correctly rounded: :func:`math.fsum` of every ``v`` repeated ``w`` times.
-
-    Each float is an integer over a power of two (``float.as_integer_ratio``): the sum is exact in
-    Python integers and rounded once by the (correctly rounded) integer division.
-    """
-    ratios = [v.as_integer_ratio() for v in values.tolist()]
-    den = max(d for _, d in ratios)
-    return sum(w * n * (den // d) for (n, d), w in zip(ratios, weights.tolist())) / den
-
-
-def _count_offsets(P, L, G, j, lo, hi, w_end) -> np.ndarray:
-    """How many waves ``w`` in ``[1, w_end)`` start at an offset ``s = w P mod L`` with ``lo <= s <= hi`` and ``s = j mod G``.
-
-    Notes
-    -----
-    ``G`` divides ``L``, so ``s mod G = w P mod G``: the waves with ``w P = j (mod G)`` are
-    ``w = w_j + G' t`` with ``G' = G / gcd(P, G)``; for them ``(s - j) / G = (A + B t) mod L'`` with
-    ``L' = L / G``, ``A = (w_j P - j) / G``, ``B = G' P / G``. And ``[x mod L' >= c] =
-    1 + floor((x - c) / L') - floor(x / L')`` for ``0 <= c <= L'``, so each count is a difference of
-    floor sums (:func:`_floor_sum`).
-    """
-    candidates = np.arange(int(G.max()))[:, None]
-    solves = (candidates * P) % G == j
-    w_j = np.argmax(solves, axis=0)
-    period = G // np.gcd(P, G)
-    t0, t1 = -((w_j - 1) // period), -((w_j - w_end) // period)  # ceil((1 - w_j) / G'), ceil((w_end - w_j) / G')
-    t0 = np.maximum(t0, 0)
-    n = np.maximum(t1 - t0, 0)
-    step = P * period // G
-    first = (w_j * P - j) // G + step * t0
-    Lg = L // G
-    y_lo, y_hi = -((j - lo) // G), (hi - j) // G  # ceil((lo - j) / G), floor((hi - j) / G)
-
-    def at_least(c):  # t with (first + step t) mod L' >= c
-        return n + _floor_sum(n, Lg, step, first - c) - _floor_sum(n, Lg, step, first)
-
-    found = solves.any(axis=0) & (y_lo <= y_hi)
-    return np.where(found, at_least(y_lo) - at_least(np.minimum(y_hi + 1, Lg)), 0)
-
-
-def _floor_sum(n, m, a, b) -> np.ndarray:
-    """``sum(floor((a i + b) / m) for i in range(n))`` elementwise (int64 arrays; ``n, a >= 0``, ``m >= 1``).
-
-    The Euclid-like reduction of the AtLibrary's ``floor_sum``: O(log m) rounds over all elements at once.
-    """
-    n, m, a, b = (np.array(x, dtype=np.int64) for x in np.broadcast_arrays(n, m, a, b))
-    q = b // m
-    total = q * n
-    b = b - q * m
-    active = n > 0
-    while active.any():
-        q = a // m
-        total += np.where(active, q * (n * (n - 1) // 2), 0)
-        a = a - q * m
-        q = b // m
-        total += np.where(active, q * n, 0)
-        b = b - q * m
-        y_max = a * n + b
-        active &= y_max >= m
-        n, b, m, a = (
-            np.where(active, y_max // m, n),
-            np.where(active, y_max % m, b),
-            np.where(active, a, m),
-            np.where(active, m, a),
-        )
-    return total
-
-
 def check_exact(M: int, N: int, K: int, hw: Hardware) -> None:
-    """Refuse a shape whose byte counts could reach 2**53 on ``hw`` (no longer exact in float64).
+    """Refuse a shape whose byte counts on ``hw`` could overflow int64 (:func:`schedlab.core.shapes.shape_bytes_bound`).
 
-    Every wave reads at most its blocks' panels, so the replay sums at most
-    ``ceil(M / 16) ceil(N / 16) * 32 K`` operand elements plus ``M N`` for C.
+    :func:`schedlab.core.shapes.check_shape` holds the bound for 2-byte elements; this holds it for
+    ``hw.bytes_per_element``. Byte counts below 2**53 are exact in float64 too; above it the float
+    results are the int64 counts rounded once.
     """
-    bound = (-(-M // 16) * -(-N // 16) * 32 * K + M * N) * hw.bytes_per_element
-    if bound >= 2**53:
+    bound = shape_bytes_bound(M, N, K, hw.bytes_per_element)
+    if bound > MAX_COUNT:
         raise ValueError(
             f"shape {M} x {N} x {K} with Hardware.bytes_per_element = {hw.bytes_per_element} may move "
-            f"{bound} bytes, not exact below 2**53: refused"
+            f"{bound} bytes, more than 64-bit integers hold: refused"
         )
 
 
