@@ -22,18 +22,22 @@ __all__ = [
     "time_parts_table",
 ]
 
-#: The numbers that tell the GPUs apart: (Chinese label, unit, the value of a machine as a string).
-_KEY_NUMBERS = (
-    ("SM 数", "个", lambda hw: str(hw.n_sm)),
-    ("时钟", "GHz", lambda hw: f"{hw.clock_hz / 1e9:.2f}"),
+#: The numbers that tell the GPUs apart that no single field holds: (Chinese label, unit, a machine's value as a string).
+_COMBINED_NUMBERS = (
     ("Tensor Core 峰值（稠密 FP16）", "TFLOPS", lambda hw: fmt_tflops(hw.peak_flops / 1e12)),
     ("每 SM 的共享内存 / 每块最多", "KiB", lambda hw: f"{hw.smem_per_sm // KiB} / {hw.smem_limit // KiB}"),
     ("L2 容量（分几段）", "MiB", lambda hw: f"{hw.l2_bytes / MiB:g}（{hw.l2_partitions} 段）"),
-    ("L2 带宽", "TB/s", lambda hw: f"{hw.l2_bw_bytes_per_s / 1e12:.2f}"),
-    ("HBM 带宽", "TB/s", lambda hw: f"{hw.hbm_bw_bytes_per_s / 1e12:.2f}"),
 )
-#: Fields shown as the parameter tables show them (:func:`~schedlab.render.appendix.hardware_field`).
-_KEY_FIELDS = ("mem_latency_s", "t_launch_s", "t_k_step_clk", "pipeline_overlap")
+#: Single fields, labelled and formatted as the parameter tables show them (:func:`~schedlab.render.appendix.hardware_field`).
+_KEY_FIELDS_BEFORE = ("n_sm", "clock_hz")
+_KEY_FIELDS_AFTER = (
+    "l2_bw_bytes_per_s",
+    "hbm_bw_bytes_per_s",
+    "mem_latency_s",
+    "t_launch_s",
+    "t_k_step_clk",
+    "pipeline_overlap",
+)
 
 
 def profiles_table(gpus=tuple(PROFILES)) -> Table:
@@ -48,10 +52,14 @@ def profiles_table(gpus=tuple(PROFILES)) -> Table:
     ('Tensor Core 峰值（稠密 FP16）', 'TFLOPS', '989', '794', '271', '794')
     """
     machines = [resolve_gpu(g) for g in gpus]
-    rows = [(label, unit, *(value(hw) for hw in machines)) for label, unit, value in _KEY_NUMBERS]
-    for name in _KEY_FIELDS:
+
+    def field_row(name):
         shown = [hardware_field(hw, name) for hw in machines]
-        rows.append((shown[0][0], shown[0][2], *(value for _label, value, _unit in shown)))
+        return (shown[0][0], shown[0][2], *(value for _label, value, _unit in shown))
+
+    rows = [field_row(name) for name in _KEY_FIELDS_BEFORE]
+    rows += [(label, unit, *(value(hw) for hw in machines)) for label, unit, value in _COMBINED_NUMBERS]
+    rows += [field_row(name) for name in _KEY_FIELDS_AFTER]
     return Table("四块 GPU 的主要参数", ("参数", "单位", *(hw.label for hw in machines)), rows)
 
 
