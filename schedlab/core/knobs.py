@@ -21,6 +21,7 @@ from schedlab.core.hardware import check_hardware
 
 __all__ = [
     "SPACE",
+    "knob_positions",
     "KNOB_NAMES",
     "TRITON_NAMES",
     "WARP_GRID",
@@ -179,3 +180,14 @@ def config_array(configs) -> np.ndarray:
         if bad.any():
             raise ValueError(f"{name} must be one of {SPACE[name]}, got {arr[bad, j][0]!r}")
     return arr.astype(np.int64, copy=False)
+
+
+def knob_positions(arr: np.ndarray) -> np.ndarray:
+    """``(n, 6)`` positions of each row's knob values in ``SPACE`` (rows of :func:`config_array`).
+
+    Examples
+    --------
+    >>> knob_positions(config_array([GemmConfig(16, 16, 16, 1, 1, 1)])).tolist()
+    [[0, 0, 0, 0, 0, 0]]
+    """
+    return np.stack([np.searchsorted(SPACE[k], arr[:, j]) for j, k in enumerate(SPACE)], axis=1)

@@ -61,7 +61,7 @@ import numpy as np
 from schedlab.core.caching import memoised
 from schedlab.core.checks import check_int, check_number, check_sequence
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.knobs import SPACE, config_array
+from schedlab.core.knobs import SPACE, config_array, knob_positions
 from schedlab.core.landscape import landscape
 from schedlab.core.shapes import as_mnk, study_shapes
 from schedlab.core.stats import ALPHA, Interval, paired_family, trials_interval
@@ -124,11 +124,6 @@ def _check_sigma(sigma) -> float:
     return check_number("sigma", sigma, minimum=0, maximum=1)
 
 
-def _knob_index(values: np.ndarray) -> np.ndarray:
-    """``(n, 6)`` positions of each configuration's knob values in ``SPACE``."""
-    return np.stack([np.searchsorted(SPACE[k], values[:, j]) for j, k in enumerate(SPACE)], axis=1)
-
-
 def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
     """The multiplicative unmodelled-effects factor ``exp(sigma f)`` of each configuration.
 
@@ -159,7 +154,7 @@ def effects_field(configs, sigma: float, seed: int) -> np.ndarray:
     """
     sigma = _check_sigma(sigma)
     seed = check_int("seed", seed, minimum=0)
-    return _field(_knob_index(config_array(configs)), sigma, seed)
+    return _field(knob_positions(config_array(configs)), sigma, seed)
 
 
 def _field(idx: np.ndarray, sigma: float, seed: int) -> np.ndarray:

@@ -23,7 +23,7 @@ import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware
-from schedlab.core.knobs import SPACE
+from schedlab.core.knobs import SPACE, knob_positions
 from schedlab.core.launch import launchable
 
 __all__ = [
@@ -89,8 +89,7 @@ def neighbour_tables(hw: Hardware) -> NeighbourTables:
     """The :class:`NeighbourTables` of ``hw``'s launchable configs, built once per machine (read-only arrays)."""
     space = launchable(hw)
     values = space.array
-    knobs = np.stack([np.searchsorted(SPACE[k], values[:, j]) for j, k in enumerate(SPACE)], axis=1)
-    return grid_tables(knobs, KNOB_SIZES, values)
+    return grid_tables(knob_positions(values), KNOB_SIZES, values)
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
