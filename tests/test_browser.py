@@ -393,8 +393,6 @@ def figures_are_sharp_described_and_captioned_in_body_weight(page, site):
 #: the start of the caption: each page's owner is to transpose, split or drop a column of it. An entry no longer
 #: needed fails the check, so the list only shrinks.
 STILL_SCROLL_AT_1280 = {
-    "guides": ("4096×4096×4096：测多少次",),
-    "measured": ("测多少次，相信的最优才真的在 5% 以内",),
     "model": ("模型的时间花在哪里",),
 }
 

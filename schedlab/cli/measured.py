@@ -79,7 +79,9 @@ def cmd_measured(args) -> int:
     print_render_table(structure_table([structure(c, n) for n, c in contexts.items()] + [model_structure()]))
     factors = {_stem(p): (lambda s, m=m: repeat_factors(m, s)) for p, m in lands.items()}
     print()
-    print_render_table(measured_trials_table(compare_measured(contexts, factors, seeds=range(args.seeds))))
+    comparison = compare_measured(contexts, factors, seeds=range(args.seeds))
+    print_render_table(measured_trials_table(comparison))
+    print_render_table(measured_trials_table(comparison, column="reach"))
     return 0
 
 
