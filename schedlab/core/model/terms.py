@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
-from schedlab.core.space import GemmConfig, config_array, occupancy, spilled_registers
+from schedlab.core.space import GemmConfig, config_array, occupancy, spilled_registers, uses_wgmma
 
 __all__ = [
     "TERMS",
@@ -279,11 +279,14 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     t_latency_s = np.where(stages > 1, lat_s / np.maximum(stages - 1, 1), lat_s)
     fill_s = np.where(stages > 1, lat_s, 0.0)  # the first stage's load, before the first mma
 
+    # the tensor cores' rate by instruction path: wgmma where Triton emits it, mma.sync elsewhere
+    tc_rate = hw.flop_per_clk_per_tensor_core * np.where(uses_wgmma(bm, bn, warps, hw), 1.0, hw.mma_sync_fraction)
+
     def sm_terms(r):
         """Per-k-step terms on one SM's own resources, with r blocks resident on it."""
         busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
         return {
-            "t_tc_s": r * flop_tile / (busy_cores * hw.flop_per_clk_per_tensor_core * clk_hz),
+            "t_tc_s": r * flop_tile / (busy_cores * tc_rate * clk_hz),
             "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk_hz),
             "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk_hz),
         }
@@ -318,7 +321,9 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     # C: each SM's port writes its blocks' C in turn; the L2 takes every block's C
     port_c_s = bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk_hz)
     l2_c_s = bytes_c / hw.l2_bw_bytes_per_s
-    epilogue_s = np.maximum(
+    # before that, each SM moves its blocks' C through shared memory (the layout conversion), in turn
+    smem_c_s = hw.epilogue_smem_passes * bytes_c / (hw.smem_bytes_per_clk_per_sm * clk_hz)
+    epilogue_s = n_full * (r_full * smem_c_s) + has_tail * (r_tail * smem_c_s) + np.maximum(
         n_full * (r_full * port_c_s) + has_tail * (r_tail * port_c_s),
         n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
     )
