@@ -51,9 +51,7 @@ KiB = 1024
 MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
 #: The time terms a kernel may not pay at all (the lecture's machine pays none of them).
-_MAY_BE_ZERO = frozenset(
-    {"t_launch_s", "t_launch_graph_s", "t_k_step_clk", "pipeline_overlap", "epilogue_smem_passes"}
-)
+_MAY_BE_ZERO = frozenset({"t_launch_s", "t_launch_graph_s", "t_k_step_clk", "pipeline_overlap", "epilogue_smem_passes"})
 #: The rule sets that decide which configurations launch (:attr:`Hardware.launch_rules`); see
 #: :func:`schedlab.core.space.launch_checks`.
 LAUNCH_RULES = ("seed", "triton-sm80", "triton-sm90")

@@ -323,9 +323,13 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     l2_c_s = bytes_c / hw.l2_bw_bytes_per_s
     # before that, each SM moves its blocks' C through shared memory (the layout conversion), in turn
     smem_c_s = hw.epilogue_smem_passes * bytes_c / (hw.smem_bytes_per_clk_per_sm * clk_hz)
-    epilogue_s = n_full * (r_full * smem_c_s) + has_tail * (r_tail * smem_c_s) + np.maximum(
-        n_full * (r_full * port_c_s) + has_tail * (r_tail * port_c_s),
-        n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
+    epilogue_s = (
+        n_full * (r_full * smem_c_s)
+        + has_tail * (r_tail * smem_c_s)
+        + np.maximum(
+            n_full * (r_full * port_c_s) + has_tail * (r_tail * port_c_s),
+            n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
+        )
     )
     return {
         "blocks": t.blocks,
