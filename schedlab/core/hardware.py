@@ -51,7 +51,16 @@ KiB = 1024
 MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
 #: The time terms a kernel may not pay at all (the lecture's machine pays none of them).
-_MAY_BE_ZERO = frozenset({"t_launch_s", "t_launch_graph_s", "t_k_step_clk", "pipeline_overlap", "epilogue_smem_passes"})
+_MAY_BE_ZERO = frozenset(
+    {
+        "t_launch_s",
+        "t_launch_graph_s",
+        "t_k_step_clk",
+        "pipeline_overlap",
+        "epilogue_smem_passes",
+        "resident_blocks_overlap",
+    }
+)
 #: The rule sets that decide which configurations launch (:attr:`Hardware.launch_rules`); see
 #: :func:`schedlab.core.space.launch_checks`.
 LAUNCH_RULES = ("seed", "triton-sm80", "triton-sm90")
@@ -135,6 +144,11 @@ class Hardware:
         Times the epilogue moves the block's C tile through shared memory before storing it (default 0:
         the lecture's epilogue stores from registers). Triton converts the accumulator's MMA layout to a
         store layout through shared memory: one write and one read, 2.
+    resident_blocks_overlap : float
+        Fraction, in [0, 1], of the fills and epilogues of a configuration with two or more resident blocks per
+        SM that run behind the other resident blocks' k-steps (default 0: the r blocks of a wave start and end
+        together, every wave's fill and epilogue exposed). At 1 only each SM's first fill and its last wave's
+        epilogue are exposed; the hidden epilogues' work joins the k-steps (``pipeline_overlap`` of it hidden).
     launch_rules : str
         Which configurations launch, one of :data:`LAUNCH_RULES` (default ``"seed"``):
         ``"seed"``, the lecture's rules (a fixed warp grid whose warp tile must hold one mma, at
@@ -175,6 +189,7 @@ class Hardware:
     t_launch_graph_s: float = 0.0
     mma_sync_fraction: float = 1.0
     epilogue_smem_passes: int = 0
+    resident_blocks_overlap: float = 0.0
     launch_rules: str = "seed"
 
     def __post_init__(self):
@@ -199,6 +214,10 @@ class Hardware:
             if counts and value > MAX_COUNT:
                 raise ValueError(f"Hardware.{f.name} must be at most {MAX_COUNT} (a C int), got {value!r}")
             object.__setattr__(self, f.name, value)
+        if self.resident_blocks_overlap > 1:
+            raise ValueError(
+                f"Hardware.resident_blocks_overlap must be at most 1, got {self.resident_blocks_overlap!r}"
+            )
         if self.pipeline_overlap > 1:
             raise ValueError(f"Hardware.pipeline_overlap must be at most 1 (all hidden), got {self.pipeline_overlap!r}")
         if self.mma_sync_fraction > 1:
@@ -330,6 +349,10 @@ _HOPPER_MMA_SYNC_FRACTION = 494 / 757
 #: Passes of the C tile through shared memory in Triton's epilogue: the accumulator's MMA layout is
 #: converted to the store layout through shared memory (written once, read once).
 _TRITON_EPILOGUE_SMEM_PASSES = 2
+#: Resident blocks out of phase: each Triton program ends when its own epilogue does and the next starts
+#: in its slot at once (Triton's Gluon tutorial 07-persistence: the GPU issues new work only when a
+#: program has exited), so with r >= 2 a block's fill and epilogue run beside the others' k-steps.
+_TRITON_RESIDENT_BLOCKS_OVERLAP = 1.0
 
 
 #: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
@@ -347,6 +370,7 @@ H100_SXM = replace(
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
     mma_sync_fraction=_HOPPER_MMA_SYNC_FRACTION,
     epilogue_smem_passes=_TRITON_EPILOGUE_SMEM_PASSES,
+    resident_blocks_overlap=_TRITON_RESIDENT_BLOCKS_OVERLAP,
     launch_rules="triton-sm90",
 )
 
@@ -370,6 +394,7 @@ A100_SXM4 = replace(
     t_k_step_clk=_K_STEP_WAITS * 36.0,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
     epilogue_smem_passes=_TRITON_EPILOGUE_SMEM_PASSES,
+    resident_blocks_overlap=_TRITON_RESIDENT_BLOCKS_OVERLAP,
     launch_rules="triton-sm80",
 )
 

@@ -43,6 +43,8 @@ H100_SOURCES = {
     "mma_sync_fraction": "Lecture assumption: 1, every mma at the datasheet's dense peak (the seed's kernel is "
     "written with mma.sync but priced at the full H100 rate; see the model page's limits)",
     "epilogue_smem_passes": "Lecture assumption: 0, the epilogue stores C from registers",
+    "resident_blocks_overlap": "Lecture assumption: 0, the blocks of a wave start and end together, so every "
+    "wave pays its fill and its epilogue",
     "launch_rules": "Seed lecture's pruning: a fixed warp grid whose warp tile holds one m16n8 mma, at most 255 "
     "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
 }
@@ -107,6 +109,14 @@ _H100_SXM_SOURCES = {
     "layout through shared memory (ConvertLayoutOp lowered through a shared scratch buffer): C written "
     "and read once, 2 passes at the shared-memory bandwidth (that the conversion takes this path for "
     "every config is an assumption)",
+    "resident_blocks_overlap": "1, composed from Triton's launch model and stated as an assumption: a "
+    "non-persistent Triton kernel runs one program per tile and the GPU starts the next program in a slot "
+    "only when the one there has exited (triton-lang/triton, python/tutorials/gluon/07-persistence.py), so "
+    "with r >= 2 resident blocks one block's fill (waiting on its first loads) and epilogue (converting and "
+    "storing C) run while the SM's other blocks run k-steps. Assumed: the blocks drift out of phase after "
+    "the first wave, so only each SM's first fill and last wave's epilogue are exposed, and the hidden "
+    "epilogues' shared-memory and port work is added to the k-steps as the pipeline overlaps any two "
+    "terms; with r = 1 nothing runs beside them and every wave pays both",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
@@ -174,6 +184,7 @@ _A100_SOURCES = {
     "mma_sync_fraction": "1: the A100 has one tensor-core path, mma.sync [A100-WP], and tc_flop_per_clk_per_sm "
     "is its measured rate",
     "epilogue_smem_passes": _H100_SXM_SOURCES["epilogue_smem_passes"],
+    "resident_blocks_overlap": _H100_SXM_SOURCES["resident_blocks_overlap"],
     "pipeline_overlap": _H100_SXM_SOURCES["pipeline_overlap"],
     "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
     "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "

@@ -47,6 +47,7 @@ _HW_FIELDS = {
     "pipeline_overlap": ("流水线藏住其余各项的比例", "比例", 1),
     "mma_sync_fraction": ("mma.sync 能达到的 Tensor Core 速率比例", "比例", 1),
     "epilogue_smem_passes": ("收尾时 C 块经共享内存的次数", "次", 1),
+    "resident_blocks_overlap": ("驻留块错开时被藏住的填充与收尾", "比例", 1),
     "launch_rules": ("启动规则", "", None),
 }
 
