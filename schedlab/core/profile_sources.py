@@ -122,7 +122,16 @@ _H100_SXM_SOURCES = {
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
     "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
-    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s)",
+    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s), in which every thread block "
+    "reads the same data set, as a GEMM's blocks share panels. Checked against the same benchmark on an H100 "
+    "PCIe (gpu-l2-cache/h100_pcie.txt): 6.90 TB/s, median of the 8-33 MB rows (6.83-6.98), is 34.5 B/clk per "
+    "SM at 114 SMs and 1755 MHz, and the H200's 9.78 TB/s is 37.4 B/clk per SM at 132 SMs and 1980 MHz: "
+    "the same per-SM rate within 8 % ([C&C-H100] saw the PCIe card's clock fall to 1395 MHz under L2 load). "
+    "The model charges each block's A and B tiles to L2 once per k-step, which is what Triton's loads cost: "
+    "its pipelined loads are cp.async with the .cg modifier for 16-byte words (L2 only, L1 bypassed; "
+    "AsyncCopyGlobalToLocalOpConversion, third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp), "
+    "so resident blocks sharing a panel do not share it through L1, and TMA multicast needs a thread-block "
+    "cluster (num_ctas > 1), which Inductor's mm configs do not use",
     "hbm_bw_bytes_per_s": "3.35 TB/s (datasheet) x 0.81, the read efficiency [BENCH-DATA] measured on the H200 "
     "(3888 of 4800 GB/s, the same GH100 memory system) = 2.71 TB/s; the efficiency carried over is an assumption",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
@@ -161,7 +170,9 @@ _A100_SOURCES = {
     "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an A100 80GB: 5.40 TB/s, the median of the rows "
-    "with 8-26 MB data sets (5.26-5.45 TB/s)",
+    "with 8-26 MB data sets (5.26-5.45 TB/s); 75 % of the 5120 B/clk L2 read bandwidth [A100-WP] gives at "
+    "1.41 GHz (7.2 TB/s). Triton's pipelined loads bypass L1 (cp.async .cg), so every block's tiles are L2 "
+    "traffic (see h100-sxm)",
     "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] cuda-stream on an A100 80GB, read column at 100 % occupancy: "
     "1769 GB/s (87 % of the datasheet's 2039 GB/s [A100-DS])",
     "l2_bytes": "[A100-WP] 40 MB L2 cache",

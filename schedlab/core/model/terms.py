@@ -6,7 +6,8 @@ Per wave and per k-step, every resident block is limited by the slowest of six r
 ``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
 ``t_smem_s``     shared memory: each warp reads its A and B strips, 128 B/clk per SM
 ``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
-``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip
+``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip (Triton's pipelined loads are
+                 ``cp.async.cg``, which bypasses L1, so blocks sharing a panel each fetch it from L2)
 ``t_hbm_s``      HBM: the kernel's HBM bytes (:mod:`.hbm` replays the launch order), spread over all its k-steps
 ``t_latency_s``  Little's law: ``stages - 1`` loads in flight hide one latency; no overlap at all for 1 stage
 
