@@ -9,12 +9,15 @@ For each lecture shape it prices all launchable configurations two ways,
 cold (model caches cleared before every repeat) and warm (caches filled by a previous call),
 checks that both give bit-identical times, and prints best-of-N wall times, the
 scalar/vector ratio and configurations per second. Finally it times ``python -m schedlab``
-as a subprocess when ``schedlab/__main__.py`` exists.
+as a subprocess when ``schedlab/__main__.py`` exists. It also times the terms issue 24 added (the
+tensor-core rate by instruction path, the epilogue's shared-memory passes) on ``h100-sxm``: the
+profile against itself with those terms neutral, cold, on Triton's launchable set.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
@@ -25,7 +28,7 @@ import numpy as np
 from wcwidth import wcswidth
 
 from schedlab.core.caching import clear_caches
-from schedlab.core.hardware import H100_TC
+from schedlab.core.hardware import H100_SXM, H100_TC
 from schedlab.core.knobs import all_configs, config_array
 from schedlab.core.launch import launch_checks
 from schedlab.core.model.engine import evaluate, gemm_time
@@ -112,6 +115,21 @@ def main(argv=None) -> int:
             f"{'all four shapes':<30}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
             f"{t_sca / t_vec:>8.0f}x{k / t_vec:>15,.0f}{k / t_sca:>15,.0f}"
         )
+    print()
+
+    # the issue-24 terms: the same machine with and without them, cold (caches cleared every repeat)
+    triton_arr = config_array(all_configs())
+    triton_arr = triton_arr[~np.any(np.stack(list(launch_checks(triton_arr, H100_SXM).values())), axis=0)]
+    neutral = dataclasses.replace(H100_SXM, mma_sync_fraction=1.0, epilogue_smem_passes=0)
+    cost = {}
+    for hw in (neutral, H100_SXM):
+        cost[hw] = sum(
+            best_of(lambda s=s, hw=hw: evaluate(triton_arr, *s.mnk, hw), args.repeats, True)[0] for s in LECTURE_SHAPES
+        )
+    print(
+        f"h100-sxm, {len(triton_arr)} launchable configs x 4 shapes, cold: {fmt_s(cost[H100_SXM])} with the tensor-core "
+        f"path and epilogue terms, {fmt_s(cost[neutral])} without ({cost[H100_SXM] / cost[neutral]:.2f}x)"
+    )
     print()
 
     main_py = ROOT / "schedlab" / "__main__.py"

@@ -103,7 +103,9 @@ def hardware(draw, base: Hardware = H100_TC) -> Hardware:
         hbm_bw_bytes_per_s=base.hbm_bw_bytes_per_s * draw(_SCALE),
         mem_latency_s=base.mem_latency_s * draw(_SCALE),
         l2_bytes=int(base.l2_bytes * draw(_SCALE)),
-        t_launch_s=draw(st.sampled_from((0.0, 2e-6, 7.1e-6))),
+        t_launch_s=draw(st.sampled_from((0.0, 2e-6, 6.94e-6))),
         t_k_step_clk=draw(st.sampled_from((0.0, 36.0, 72.0, 200.0))),
         pipeline_overlap=draw(st.sampled_from((1.0, 0.9, 0.7, 0.5))),
+        mma_sync_fraction=draw(st.sampled_from((1.0, 494 / 757, 0.5))),
+        epilogue_smem_passes=draw(st.sampled_from((0, 2))),
     )

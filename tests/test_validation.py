@@ -209,7 +209,14 @@ class TestExplainUnlaunchable:
 
 
 #: The time terms a machine may not pay at all (issue 15): zero is their neutral value.
-TIME_TERMS = ["t_launch_s", "t_k_step_clk", "pipeline_overlap"]
+TIME_TERMS = [
+    "t_launch_s",
+    "t_launch_graph_s",
+    "t_k_step_clk",
+    "pipeline_overlap",
+    "epilogue_smem_passes",
+    "resident_blocks_overlap",
+]
 NUMERIC_FIELDS = [f.name for f in dataclasses.fields(Hardware) if f.name != "name" and f.name not in TIME_TERMS]
 
 
@@ -233,6 +240,10 @@ class TestHardware:
     def test_overlap_is_a_fraction(self):
         with pytest.raises(ValueError, match="pipeline_overlap must be at most 1"):
             dataclasses.replace(H100_TC, pipeline_overlap=1.01)
+
+    def test_mma_sync_fraction_is_at_most_the_fastest_path(self):
+        with pytest.raises(ValueError, match="mma_sync_fraction must be at most 1"):
+            dataclasses.replace(H100_TC, mma_sync_fraction=1.5)
 
     @pytest.mark.parametrize("bad", [True, "1", None, float("nan")])
     def test_non_number_field(self, bad):

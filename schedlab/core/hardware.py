@@ -39,6 +39,8 @@ __all__ = [
     "KiB",
     "MiB",
     "LAUNCH_RULES",
+    "LAUNCH_MODES",
+    "launched",
     "check_hardware",
     "lecture_machine_replaced",
 ]
@@ -49,7 +51,16 @@ KiB = 1024
 MAX_COUNT = 2**31 - 1
 MiB = 1024 * KiB
 #: The time terms a kernel may not pay at all (the lecture's machine pays none of them).
-_MAY_BE_ZERO = frozenset({"t_launch_s", "t_k_step_clk", "pipeline_overlap"})
+_MAY_BE_ZERO = frozenset(
+    {
+        "t_launch_s",
+        "t_launch_graph_s",
+        "t_k_step_clk",
+        "pipeline_overlap",
+        "epilogue_smem_passes",
+        "resident_blocks_overlap",
+    }
+)
 #: The rule sets that decide which configurations launch (:attr:`Hardware.launch_rules`); see
 #: :func:`schedlab.core.launch.launch_checks`.
 LAUNCH_RULES = ("seed", "triton-sm80", "triton-sm90")
@@ -112,8 +123,11 @@ class Hardware:
         two, and data that SMs on both sides read is kept in both, so a wave's shared panels
         survive in one section's capacity, :attr:`l2_bytes_shared`.
     t_launch_s : float
-        Seconds every kernel pays once, whatever its size: launch and prologue (default 0, the lecture's
-        kernel starts for free).
+        Seconds every kernel pays once, whatever its size: launch and prologue, launched eagerly one
+        kernel at a time (default 0, the lecture's kernel starts for free).
+    t_launch_graph_s : float
+        The same cost when the kernel is one node of a replayed CUDA graph (default 0); :func:`launched`
+        gives the machine that pays it instead of ``t_launch_s``.
     t_k_step_clk : float
         Clocks every k-step of the main loop pays that no pipelining hides: the barrier, the wait for the
         stage's data, address arithmetic and loop control (default 0).
@@ -121,6 +135,20 @@ class Hardware:
         Fraction, in [0, 1], of the terms other than the slowest that the pipeline hides (default 1, all
         of them: a k-step as long as its slowest term). With ``p < 1`` a k-step lasts
         ``p * max + (1 - p) * sum`` of its terms.
+    mma_sync_fraction : float
+        Fraction, in (0, 1], of ``tc_flop_per_clk_per_sm`` the tensor cores reach through ``mma.sync``
+        (mma v2) where the chip's fastest path is another instruction (default 1: one path). On Hopper
+        the rate is wgmma's, and configurations Triton lowers to ``mma.sync`` (:func:`~schedlab.core.resources.uses_wgmma`
+        false) compute at this fraction of it.
+    epilogue_smem_passes : int
+        Times the epilogue moves the block's C tile through shared memory before storing it (default 0:
+        the lecture's epilogue stores from registers). Triton converts the accumulator's MMA layout to a
+        store layout through shared memory: one write and one read, 2.
+    resident_blocks_overlap : float
+        Fraction, in [0, 1], of the fills and epilogues of a configuration with two or more resident blocks per
+        SM that run behind the other resident blocks' k-steps (default 0: the r blocks of a wave start and end
+        together, every wave's fill and epilogue exposed). At 1 only each SM's first fill and its last wave's
+        epilogue are exposed; the hidden epilogues' work joins the k-steps (``pipeline_overlap`` of it hidden).
     launch_rules : str
         Which configurations launch, one of :data:`LAUNCH_RULES` (default ``"seed"``):
         ``"seed"``, the lecture's rules (a fixed warp grid whose warp tile must hold one mma, at
@@ -158,6 +186,10 @@ class Hardware:
     t_launch_s: float = 0.0
     t_k_step_clk: float = 0.0
     pipeline_overlap: float = 1.0
+    t_launch_graph_s: float = 0.0
+    mma_sync_fraction: float = 1.0
+    epilogue_smem_passes: int = 0
+    resident_blocks_overlap: float = 0.0
     launch_rules: str = "seed"
 
     def __post_init__(self):
@@ -182,8 +214,16 @@ class Hardware:
             if counts and value > MAX_COUNT:
                 raise ValueError(f"Hardware.{f.name} must be at most {MAX_COUNT} (a C int), got {value!r}")
             object.__setattr__(self, f.name, value)
+        if self.resident_blocks_overlap > 1:
+            raise ValueError(
+                f"Hardware.resident_blocks_overlap must be at most 1, got {self.resident_blocks_overlap!r}"
+            )
         if self.pipeline_overlap > 1:
             raise ValueError(f"Hardware.pipeline_overlap must be at most 1 (all hidden), got {self.pipeline_overlap!r}")
+        if self.mma_sync_fraction > 1:
+            raise ValueError(
+                f"Hardware.mma_sync_fraction must be at most 1 (the fastest path's rate), got {self.mma_sync_fraction!r}"
+            )
         if self.l2_partitions > self.l2_bytes:
             raise ValueError(f"Hardware.l2_partitions ({self.l2_partitions}) exceeds l2_bytes ({self.l2_bytes})")
         if self.smem_limit > self.smem_per_sm:
@@ -285,12 +325,34 @@ _GH100_HBM_LATENCY_CLK, _GH100_L1_LATENCY_CLK, _GH100_LATENCY_MHZ = 658.4, 34.2,
 #: outcomes (with it the best configurations of large GEMMs land near the medians issue 15 reports
 #: for measured Triton kernels, 595 TFLOPS on the H100 and 226 on the A100; one value for both GPUs).
 _TRITON_PIPELINE_OVERLAP = 0.9
-#: Launch and prologue, seconds (all profiles but the lecture's): the part of [TRITON]'s cuBLAS
-#: time on 2048 x 512 x 512 (10.47 us, the smallest shape published there) that the h100-sxm
-#: model does not explain without it (tests/test_gpus.py re-derives it). It bounds the launch from
-#: above (the cuBLAS kernel may be slower than the model's best); a 2023 measurement, form factor
-#: not stated: no newer GPU-side launch measurement was found.
-_KERNEL_LAUNCH_S = 7.1e-6
+#: Launch and prologue of an eager launch, seconds (all profiles but the lecture's): the part of
+#: [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us, the smallest shape published there) that the
+#: h100-sxm model does not explain without it (tests/test_gpus.py re-derives it). It bounds the
+#: launch from above (the cuBLAS kernel may be slower than the model's best). Checked against
+#: [TRITONBENCH]: on a GB200, cuLaunchKernel alone takes 3.0-3.3 us and Triton's launcher 4.7-5.6 us
+#: of CPU time per launch, which back-to-back eager launches of short kernels cannot hide.
+_KERNEL_LAUNCH_S = 6.94e-6
+#: Launch as one node of a replayed CUDA graph, seconds: [GRAPH-PROBE] measured a replay of N no-op
+#: kernels as about 15 us fixed plus 0.58 us per node (an RTX 5070 Ti Laptop GPU, CUDA 13); the
+#: per-node cost carried over to the datacentre GPUs is an assumption, and the replay's fixed part is
+#: paid once per graph (a whole decode step), not per kernel.
+_GRAPH_NODE_LAUNCH_S = 0.58e-6
+#: Clocks of L1 latency that one k-step of Triton's software pipeline waits unhidden: one wait for
+#: the stage's asynchronous copy and two CTA barriers (one before the stage is read, one before it
+#: is overwritten), each taken as long as an L1 round trip (an assumption).
+_K_STEP_WAITS = 3
+#: Fraction of Hopper's wgmma rate that mma.sync reaches: [LUO-HOPPER] measured both paths on an
+#: H800 (the H100's GH100 at the same tensor-core rate): FP16 mma.sync m16n8k16 about 494 TFLOPS
+#: against about 757 for the best dense FP16 wgmma, read second-hand (the tables were not checked
+#: here, see the source text).
+_HOPPER_MMA_SYNC_FRACTION = 494 / 757
+#: Passes of the C tile through shared memory in Triton's epilogue: the accumulator's MMA layout is
+#: converted to the store layout through shared memory (written once, read once).
+_TRITON_EPILOGUE_SMEM_PASSES = 2
+#: Resident blocks out of phase: each Triton program ends when its own epilogue does and the next starts
+#: in its slot at once (Triton's Gluon tutorial 07-persistence: the GPU issues new work only when a
+#: program has exited), so with r >= 2 a block's fill and epilogue run beside the others' k-steps.
+_TRITON_RESIDENT_BLOCKS_OVERLAP = 1.0
 
 
 #: The H100 SXM5 as close to a real one as the published measurements found allow (see its sources).
@@ -303,8 +365,12 @@ H100_SXM = replace(
     l2_partitions=2,
     mem_latency_s=_GH100_HBM_LATENCY_CLK / (_GH100_LATENCY_MHZ * 1e6),
     t_launch_s=_KERNEL_LAUNCH_S,
-    t_k_step_clk=2 * _GH100_L1_LATENCY_CLK,
+    t_launch_graph_s=_GRAPH_NODE_LAUNCH_S,
+    t_k_step_clk=_K_STEP_WAITS * _GH100_L1_LATENCY_CLK,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
+    mma_sync_fraction=_HOPPER_MMA_SYNC_FRACTION,
+    epilogue_smem_passes=_TRITON_EPILOGUE_SMEM_PASSES,
+    resident_blocks_overlap=_TRITON_RESIDENT_BLOCKS_OVERLAP,
     launch_rules="triton-sm90",
 )
 
@@ -324,8 +390,11 @@ A100_SXM4 = replace(
     smem_limit=163 * KiB,
     mem_latency_s=571.8 / 1.41e9,
     t_launch_s=_KERNEL_LAUNCH_S,
-    t_k_step_clk=2 * 36.0,
+    t_launch_graph_s=_GRAPH_NODE_LAUNCH_S,
+    t_k_step_clk=_K_STEP_WAITS * 36.0,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
+    epilogue_smem_passes=_TRITON_EPILOGUE_SMEM_PASSES,
+    resident_blocks_overlap=_TRITON_RESIDENT_BLOCKS_OVERLAP,
     launch_rules="triton-sm80",
 )
 
@@ -343,6 +412,38 @@ _PROFILE_TABLE = {
 PROFILES = MappingProxyType(_PROFILE_TABLE)
 #: The profile an ``hw=None`` argument means: the lecture's machine.
 DEFAULT_PROFILE = "h100-lecture"
+
+
+#: How kernels are launched (:func:`launched`): ``"eager"``, one launch call per kernel
+#: (``t_launch_s``), or ``"graph"``, as nodes of a replayed CUDA graph (``t_launch_graph_s``), as decode
+#: usually runs.
+LAUNCH_MODES = ("eager", "graph")
+
+
+def launched(hw: Hardware, mode: str) -> Hardware:
+    """``hw`` with the launch cost of ``mode`` (one of :data:`LAUNCH_MODES`) as its per-kernel ``t_launch_s``.
+
+    ``"eager"`` is ``hw`` itself; ``"graph"`` is a copy that pays ``t_launch_graph_s`` per kernel (a
+    machine of its own: its :attr:`Hardware.label` is its name, which says so).
+
+    Examples
+    --------
+    >>> graph = launched(H100_SXM, "graph")
+    >>> round(graph.t_launch_s * 1e6, 2), graph.label
+    (0.58, 'H100 SXM5（实测校准）, CUDA graph')
+    >>> launched(H100_SXM, "eager") is H100_SXM
+    True
+    >>> launched(H100_SXM, "stream")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode must be one of ('eager', 'graph'), got 'stream'
+    """
+    hw = check_hardware(hw)
+    if mode not in LAUNCH_MODES:
+        raise ValueError(f"mode must be one of {LAUNCH_MODES}, got {mode!r}")
+    if mode == "eager":
+        return hw
+    return replace(hw, name=f"{hw.name}, CUDA graph", t_launch_s=hw.t_launch_graph_s)
 
 
 def profile(name) -> Hardware:

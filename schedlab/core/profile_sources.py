@@ -39,6 +39,12 @@ H100_SOURCES = {
     "t_launch_s": "Lecture assumption: 0, the seed's kernel starts and ends for free",
     "t_k_step_clk": "Lecture assumption: 0, a k-step lasts exactly as long as its slowest term",
     "pipeline_overlap": "Lecture assumption: 1, the pipeline hides every term but the slowest",
+    "t_launch_graph_s": "Lecture assumption: 0, as t_launch_s",
+    "mma_sync_fraction": "Lecture assumption: 1, every mma at the datasheet's dense peak (the seed's kernel is "
+    "written with mma.sync but priced at the full H100 rate; see the model page's limits)",
+    "epilogue_smem_passes": "Lecture assumption: 0, the epilogue stores C from registers",
+    "resident_blocks_overlap": "Lecture assumption: 0, the blocks of a wave start and end together, so every "
+    "wave pays its fill and its epilogue",
     "launch_rules": "Seed lecture's pruning: a fixed warp grid whose warp tile holds one m16n8 mma, at most 255 "
     "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
 }
@@ -72,6 +78,13 @@ SOURCE_KEYS = MappingProxyType(
         "C&C-H100": "chipsandcheese2023h100",  # Chips and Cheese, "Nvidia's H100: Funny L2, ..." (2023-07-02)
         # triton#2339 (2023): on H100 the tutorial "only uses GMMA" (wgmma); cuBLAS 102.6 TFLOPS on 2048x512x512
         "TRITON": "triton2339",
+        # W. Luo et al., Hopper microbenchmarks: arXiv 2402.13499 (IPDPS 2024) and 2501.12084 (2025)
+        "LUO-HOPPER": "luo2024hopper",
+        "LUO-HOPPER-2": "luo2025hopper",
+        # meta-pytorch/tritonbench PR 1017 (2026): per-launch CPU cost on a GB200, cuLaunchKernel and Triton
+        "TRITONBENCH": "tritonbench1017",
+        # ahrefs/ocannl issue 488 (2026): N no-op kernels launched one by one vs replayed as a CUDA graph
+        "GRAPH-PROBE": "ocannl488",
     }
 )
 
@@ -80,28 +93,65 @@ _H100_SXM_SOURCES = {
     "clock_hz": "Nominal 1.83 GHz implied by the datasheet's 989.4 TFLOPS (as the lecture); the sustained clock "
     "under tensor load was not found in a published measurement, so the measured rate below folds it in",
     "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16, torch 2.7.0+cu126) "
-    "/ (132 SM x 1.83 GHz) = 3289 FLOP/clk/SM, 80 % of the nominal 4096. Path: Triton lowers tl.dot to "
-    "wgmma on Hopper [TRITON], as cuBLAS does",
+    "/ (132 SM x 1.83 GHz) = 3289 FLOP/clk/SM, 80 % of the nominal 4096: the wgmma path's rate (cuBLAS uses "
+    "wgmma on Hopper, and so does Triton where num_warps % 4 == 0 and BLOCK_M % 64 == 0 [TRITON])",
+    "tensor_cores_per_sm": "[H100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: with r "
+    "blocks of w warps resident, min(4, r w) tensor cores work (a warp runs on its sub-partition's one). "
+    "Assumption: issue slots do not bind beyond that (one m16n8k16 mma.sync, 4096 FLOP, every 6 clocks at "
+    "the mma.sync rate, against one instruction issued per clock per sub-partition), and a block's "
+    "barrier and wait stall only its own warps (the k-step clocks are paid once per step of the r blocks)",
+    "mma_sync_fraction": "Measured, second-hand: [LUO-HOPPER] and [LUO-HOPPER-2] measured FP16 mma.sync and "
+    "wgmma on an H800 (GH100, the H100's tensor-core rate): about 494 TFLOPS with mma.sync m16n8k16 against "
+    "about 757 with the best dense wgmma, ratio 0.65; these values were read from secondary summaries, not "
+    "checked against the papers' tables here. Applied where Triton emits mma.sync: num_warps % 4 != 0 or "
+    "BLOCK_M % 64 != 0 (supportMMA(dot, 3), lib/Analysis/Utility.cpp)",
+    "epilogue_smem_passes": "Triton's epilogue converts the accumulator from the MMA layout to the store "
+    "layout through shared memory (ConvertLayoutOp lowered through a shared scratch buffer): C written "
+    "and read once, 2 passes at the shared-memory bandwidth (that the conversion takes this path for "
+    "every config is an assumption)",
+    "resident_blocks_overlap": "1, composed from Triton's launch model and stated as an assumption: a "
+    "non-persistent Triton kernel runs one program per tile and the GPU starts the next program in a slot "
+    "only when the one there has exited (triton-lang/triton, python/tutorials/gluon/07-persistence.py), so "
+    "with r >= 2 resident blocks one block's fill (waiting on its first loads) and epilogue (converting and "
+    "storing C) run while the SM's other blocks run k-steps. Assumed: the blocks drift out of phase after "
+    "the first wave, so only each SM's first fill and last wave's epilogue are exposed, and the hidden "
+    "epilogues' shared-memory and port work is added to the k-steps as the pipeline overlaps any two "
+    "terms; with r = 1 nothing runs beside them and every wave pays both",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
     "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
-    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s)",
+    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s), in which every thread block "
+    "reads the same data set, as a GEMM's blocks share panels. Checked against the same benchmark on an H100 "
+    "PCIe (gpu-l2-cache/h100_pcie.txt): 6.90 TB/s, median of the 8-33 MB rows (6.83-6.98), is 34.5 B/clk per "
+    "SM at 114 SMs and 1755 MHz, and the H200's 9.78 TB/s is 37.4 B/clk per SM at 132 SMs and 1980 MHz: "
+    "the same per-SM rate within 8 % ([C&C-H100] saw the PCIe card's clock fall to 1395 MHz under L2 load). "
+    "The model charges each block's A and B tiles to L2 once per k-step, which is what Triton's loads cost: "
+    "its pipelined loads are cp.async with the .cg modifier for 16-byte words (L2 only, L1 bypassed; "
+    "AsyncCopyGlobalToLocalOpConversion, third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp), "
+    "so resident blocks sharing a panel do not share it through L1, and TMA multicast needs a thread-block "
+    "cluster (num_ctas > 1), which Inductor's mm configs do not use",
     "hbm_bw_bytes_per_s": "3.35 TB/s (datasheet) x 0.81, the read efficiency [BENCH-DATA] measured on the H200 "
     "(3888 of 4800 GB/s, the same GH100 memory system) = 2.71 TB/s; the efficiency carried over is an assumption",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
     "read by all SMs 'cannot be replicated in both L2 cache sections'",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] gpu-latency on an H100 PCIe (GH100), 658 clocks at "
     "1755 MHz from HBM = 375 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Derived: 7.1 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less this model's "
-    "3.4 us without it; an upper bound (2023, form factor not stated; no newer measurement found)",
-    "t_k_step_clk": "Composed from a measurement: 2 x 34 clocks, the L1 latency [BENCH-DATA] measured on an H100 "
-    "PCIe: per k-step one wait on the stage's data in shared memory and one barrier (taking a barrier "
-    "as long as an L1 round trip is an assumption)",
-    "pipeline_overlap": "Assumption, not measured: 0.9, chosen so that large GEMMs land near the medians of "
-    "measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS on the H100, "
-    "226 on the A100; the model page, section 模型与实测)",
+    "t_launch_s": "Derived, eager launch: 6.94 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less "
+    "this model's 3.53 us without it; an upper bound (2023, form factor not stated). Consistent with "
+    "[TRITONBENCH]: per launch on a GB200, cuLaunchKernel alone 3.0-3.3 us and Triton's launcher 4.7-5.6 us",
+    "t_launch_graph_s": "Measured on another GPU: [GRAPH-PROBE] a replayed CUDA graph of N no-op kernels costs "
+    "about 15 us once plus 0.58 us per kernel (RTX 5070 Ti Laptop, CUDA 13); the per-kernel part carried "
+    "over to this GPU is an assumption",
+    "t_k_step_clk": "Composed from a measurement: 3 x 34 clocks, the L1 latency [BENCH-DATA] measured on an H100 "
+    "PCIe: per k-step Triton's pipelined loop waits once on the stage's asynchronous copy and passes two "
+    "CTA barriers (taking each as long as an L1 round trip is an assumption). Paid per k-step whatever "
+    "BLOCK_K, so a larger BLOCK_K spreads it over more FLOP",
+    "pipeline_overlap": "Assumption, not measured: 0.9, chosen by looking at outcomes (before the "
+    "mma.sync rate and the epilogue's shared-memory passes were priced) so that large GEMMs land near the "
+    "medians of measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS "
+    "on the H100, 226 on the A100); agreement with those medians is therefore no check of the model",
     "launch_rules": _TRITON_SM90_RULES,
 }
 
@@ -113,12 +163,16 @@ _A100_SOURCES = {
     "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] A100 SXM 271.2 TFLOPS (cuBLAS, BF16, torch 2.6.0+cu126) "
     "/ (108 SM x 1.41 GHz) = 1781 FLOP/clk/SM, 87 % of the nominal 2048 [A100-WP]. Path: mma.sync "
     "(the A100 has no wgmma), which Triton and cuBLAS both use",
-    "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM",
+    "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: "
+    "min(4, r w) tensor cores work; assumption: issue slots do not bind beyond that (one m16n8k16 mma.sync "
+    "every 9 clocks per tensor core at the measured rate, one instruction issued per clock)",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM)",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an A100 80GB: 5.40 TB/s, the median of the rows "
-    "with 8-26 MB data sets (5.26-5.45 TB/s)",
+    "with 8-26 MB data sets (5.26-5.45 TB/s); 75 % of the 5120 B/clk L2 read bandwidth [A100-WP] gives at "
+    "1.41 GHz (7.2 TB/s). Triton's pipelined loads bypass L1 (cp.async .cg), so every block's tiles are L2 "
+    "traffic (see h100-sxm)",
     "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] cuda-stream on an A100 80GB, read column at 100 % occupancy: "
     "1769 GB/s (87 % of the datasheet's 2039 GB/s [A100-DS])",
     "l2_bytes": "[A100-WP] 40 MB L2 cache",
@@ -132,11 +186,16 @@ _A100_SOURCES = {
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] cuda-latency on an A100 80GB, 572 clocks at 1410 MHz from "
     "HBM = 405 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Carried over from h100-sxm (7.1 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
+    "t_launch_s": "Carried over from h100-sxm (6.94 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
     "an assumption, no A100 measurement of launch and prologue was found",
-    "t_k_step_clk": "Composed from a measurement: 2 x 36 clocks, the L1 latency [BENCH-DATA] measured on an "
-    "A100 80GB: per k-step one wait on the stage's data (cp.async) and one barrier (taking a barrier as "
+    "t_launch_graph_s": _H100_SXM_SOURCES["t_launch_graph_s"],
+    "t_k_step_clk": "Composed from a measurement: 3 x 36 clocks, the L1 latency [BENCH-DATA] measured on an "
+    "A100 80GB: per k-step one wait on the stage's data (cp.async) and two CTA barriers (taking each as "
     "long as an L1 round trip is an assumption)",
+    "mma_sync_fraction": "1: the A100 has one tensor-core path, mma.sync [A100-WP], and tc_flop_per_clk_per_sm "
+    "is its measured rate",
+    "epilogue_smem_passes": _H100_SXM_SOURCES["epilogue_smem_passes"],
+    "resident_blocks_overlap": _H100_SXM_SOURCES["resident_blocks_overlap"],
     "pipeline_overlap": _H100_SXM_SOURCES["pipeline_overlap"],
     "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
     "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "

@@ -41,9 +41,13 @@ _HW_FIELDS = {
     "bytes_per_element": ("每个元素（FP16）", "B", 1),
     "mem_latency_s": ("访存延迟", "ns", 1e-9),
     "l2_partitions": ("L2 分几段", "段", 1),
-    "t_launch_s": ("启动和序幕（每个内核一次）", "µs", 1e-6),
+    "t_launch_s": ("启动和序幕（每个内核一次，逐个启动）", "µs", 1e-6),
+    "t_launch_graph_s": ("启动（CUDA graph 里的一个节点）", "µs", 1e-6),
     "t_k_step_clk": ("每个 k 步藏不住的开销", "拍", 1),
     "pipeline_overlap": ("流水线藏住其余各项的比例", "比例", 1),
+    "mma_sync_fraction": ("mma.sync 能达到的 Tensor Core 速率比例", "比例", 1),
+    "epilogue_smem_passes": ("收尾时 C 块经共享内存的次数", "次", 1),
+    "resident_blocks_overlap": ("驻留块错开时被藏住的填充与收尾", "比例", 1),
     "launch_rules": ("启动规则", "", None),
 }
 
@@ -64,7 +68,7 @@ def hardware_field(hw: Hardware, name: str) -> tuple[str, str, str]:
     --------
     >>> from schedlab.core.hardware import PROFILES
     >>> hardware_field(PROFILES["h100-sxm"], "t_launch_s"), hardware_field(H100_TC, "mem_latency_s")
-    (('启动和序幕（每个内核一次）', '7.1', 'µs'), ('访存延迟', '750', 'ns'))
+    (('启动和序幕（每个内核一次，逐个启动）', '6.94', 'µs'), ('访存延迟', '750', 'ns'))
     """
     label, unit, _size = _HW_FIELDS[name]
     return label, _fmt_hw_value(name, getattr(hw, name)), unit

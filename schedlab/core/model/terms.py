@@ -6,13 +6,22 @@ Per wave and per k-step, every resident block is limited by the slowest of six r
 ``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
 ``t_smem_s``     shared memory: each warp reads its A and B strips, 128 B/clk per SM
 ``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
-``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip
+``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip (Triton's pipelined loads are
+                 ``cp.async.cg``, which bypasses L1, so blocks sharing a panel each fetch it from L2)
 ``t_hbm_s``      HBM: the kernel's HBM bytes (:mod:`.hbm` replays the launch order), spread over all its k-steps
 ``t_latency_s``  Little's law: ``stages - 1`` loads in flight hide one latency; no overlap at all for 1 stage
 
 :func:`on_chip_terms` prices the SM's own terms wave by wave, with each wave's pipeline fill
 (one latency before the first mma) and epilogue (writing C through the port and L2), and the L2 as
-one queue for the whole kernel; :func:`step_time` turns a k-step's terms into its time (the slowest,
+one queue for the whole kernel. Five machine fields price what a real Triton kernel adds, each zero
+or neutral on the lecture's machine (their sources: :data:`~schedlab.core.profile_sources.PROFILE_SOURCES`):
+``hw.mma_sync_fraction`` (the tensor cores' rate where Triton lowers the dot to ``mma.sync``, not
+wgmma: :func:`~schedlab.core.resources.uses_wgmma`), ``hw.t_k_step_clk`` (the clocks of the loop's wait
+and barriers every k-step pays unhidden), ``hw.epilogue_smem_passes`` (the C tile's trips through
+shared memory for the layout conversion before it is stored), ``hw.t_launch_s`` (launch and
+prologue, once; :func:`~schedlab.core.hardware.launched` swaps in a CUDA-graph node's cost) and
+``hw.resident_blocks_overlap`` (with two or more resident blocks, how much of the later waves'
+fills and the earlier waves' epilogues runs behind the other blocks' k-steps); :func:`step_time` turns a k-step's terms into its time (the slowest,
 plus what the pipeline leaves unhidden, ``hw.pipeline_overlap``, plus ``hw.t_k_step_clk``);
 :func:`kernel_time` adds the launch (``hw.t_launch_s``) and HBM, which is one queue for the whole kernel. :class:`ModelTerms` and :class:`Breakdown` are the records the
 model reports, :class:`Tiling` (:func:`tiling`) the grid, occupancy and wave arithmetic all of it
@@ -34,7 +43,7 @@ import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import GemmConfig, config_array
-from schedlab.core.resources import occupancy, spilled_registers
+from schedlab.core.resources import occupancy, spilled_registers, uses_wgmma
 
 __all__ = [
     "TERMS",
@@ -67,7 +76,8 @@ class ModelTerms:
     """The model's output for ``n`` configurations on one shape (arrays of length ``n``).
 
     Per-k-step terms are those of the first wave; ``time_s`` sums every wave. Besides them, each
-    configuration's whole-kernel terms: ``fill_s`` and ``epilogue_s`` (all waves), ``launch_s`` (once),
+    configuration's whole-kernel terms: ``fill_s`` and ``epilogue_s`` (what of every wave's stays
+    exposed: all of it unless ``hw.resident_blocks_overlap`` hides some), ``launch_s`` (once),
     ``k_step_s`` (the unhidden clocks of one k-step, in seconds) and ``overlap_loss_s`` (what the
     pipeline's imperfect overlap adds to the on-chip time; 0 when it hides everything).
     Configurations that cannot launch have ``time_s = inf`` and NaN terms.
@@ -257,6 +267,18 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     and through L2 (all blocks), the slower of the two. A wave's fill is one ``L`` (none for one
     stage, whose every k-step waits ``L`` instead: that wait goes to ``fixed_s``, not ``compute_s``);
     the launch (``hw.t_launch_s``) is paid once. A partial last wave is priced with its own ``r`` and ``a``.
+
+    Triton's kernels add (each term neutral on the lecture's machine): ``F_tc`` times
+    ``hw.mma_sync_fraction`` where the dot is lowered to ``mma.sync`` (Hopper's wgmma needs
+    ``warps % 4 == 0`` and ``BM % 64 == 0``); ``hw.epilogue_smem_passes`` trips of each block's C tile
+    through shared memory before the port, ``p e m n / (128 f)`` each, in the epilogue; ``spilled``
+    registers read and written through L1 once per mma k-substep, added to the shared-memory bytes; and,
+    with ``x`` = ``hw.resident_blocks_overlap`` and ``r >= 2`` (blocks out of phase: a block's slot is
+    refilled as soon as it exits), the fills of waves 2 to ``W`` and the epilogues of every wave but the
+    last, a fraction ``x``, run behind the other resident blocks' k-steps: the hidden fills cost nothing
+    (latency), the hidden epilogues' work ``E_h`` joins the k-steps as any two terms do,
+    ``compute = p max(compute, E_h) + (1 - p)(compute + E_h)``. With ``r = 1`` nothing runs beside
+    them. ``hw.t_k_step_clk`` enters each k-step in :func:`step_time`.
     """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     elt = hw.bytes_per_element
@@ -280,11 +302,14 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     t_latency_s = np.where(stages > 1, lat_s / np.maximum(stages - 1, 1), lat_s)
     fill_s = np.where(stages > 1, lat_s, 0.0)  # the first stage's load, before the first mma
 
+    # the tensor cores' rate by instruction path: wgmma where Triton emits it, mma.sync elsewhere
+    tc_rate = hw.flop_per_clk_per_tensor_core * np.where(uses_wgmma(bm, bn, warps, hw), 1.0, hw.mma_sync_fraction)
+
     def sm_terms(r):
         """Per-k-step terms on one SM's own resources, with r blocks resident on it."""
         busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
         return {
-            "t_tc_s": r * flop_tile / (busy_cores * hw.flop_per_clk_per_tensor_core * clk_hz),
+            "t_tc_s": r * flop_tile / (busy_cores * tc_rate * clk_hz),
             "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk_hz),
             "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk_hz),
         }
@@ -319,10 +344,27 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     # C: each SM's port writes its blocks' C in turn; the L2 takes every block's C
     port_c_s = bytes_c / (hw.l2_port_bytes_per_clk_per_sm * clk_hz)
     l2_c_s = bytes_c / hw.l2_bw_bytes_per_s
-    epilogue_s = np.maximum(
-        n_full * (r_full * port_c_s) + has_tail * (r_tail * port_c_s),
-        n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
+    # before that, each SM moves its blocks' C through shared memory (the layout conversion), in turn
+    smem_c_s = hw.epilogue_smem_passes * bytes_c / (hw.smem_bytes_per_clk_per_sm * clk_hz)
+    epilogue_s = (
+        n_full * (r_full * smem_c_s)
+        + has_tail * (r_tail * smem_c_s)
+        + np.maximum(
+            n_full * (r_full * port_c_s) + has_tail * (r_tail * port_c_s),
+            n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
+        )
     )
+    # blocks out of phase (hw.resident_blocks_overlap): where r >= 2, a block's fill and epilogue run while
+    # the SM's other resident blocks run their k-steps; only each SM's first fill and last wave's epilogue
+    # are left exposed, and the hidden epilogues' work joins the k-steps as the pipeline overlaps terms
+    last_r, last_a = np.where(has_tail, r_tail, r_full), np.where(has_tail, tail, per_wave)
+    last_epilogue_s = last_r * smem_c_s + np.maximum(last_r * port_c_s, last_a * l2_c_s)
+    staggered = hw.resident_blocks_overlap * (r_full >= 2)
+    hidden_epilogue_s = staggered * (epilogue_s - last_epilogue_s)
+    fills_s = fill_s * (waves - staggered * (waves - 1))
+    epilogue_s = epilogue_s - hidden_epilogue_s
+    ideal_s = overlapped(overlapped(sm_time(1.0), l2_s, 1.0), hidden_epilogue_s, 1.0)
+    compute_s = overlapped(compute_s, hidden_epilogue_s, overlap)
     return {
         "blocks": t.blocks,
         "blocks_per_sm": r_full,
@@ -330,13 +372,13 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
         "k_steps": k_steps,
         **first_terms,
         "t_latency_s": t_latency_s,
-        "fill_s": fill_s * waves,
+        "fill_s": fills_s,
         "epilogue_s": epilogue_s,
         "launch_s": np.full(np.shape(compute_s), hw.t_launch_s),
         "k_step_s": np.full(np.shape(compute_s), hw.t_k_step_clk / clk_hz),
-        "overlap_loss_s": compute_s - overlapped(sm_time(1.0), l2_s, 1.0),
+        "overlap_loss_s": compute_s - ideal_s,
         "compute_s": compute_s,
-        "fixed_s": hw.t_launch_s + waves * (fill_s + k_steps * one_stage_s) + epilogue_s,
+        "fixed_s": hw.t_launch_s + fills_s + waves * k_steps * one_stage_s + epilogue_s,
         "on_chip_bound_s": slowest(first_terms),
         "on_chip_sum_s": total(first_terms),
     }

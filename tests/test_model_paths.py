@@ -1,0 +1,89 @@
+"""The terms issue 24 added: the tensor-core rate by instruction path, the k-step's fixed clocks against
+BLOCK_K, the epilogue's pass through shared memory, and launches eager or as CUDA-graph nodes."""
+
+import dataclasses
+
+import pytest
+
+from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_MODES, launched
+from schedlab.core.knobs import GemmConfig
+from schedlab.core.model.engine import explain
+from schedlab.core.resources import uses_wgmma
+
+SQUARE = (4096, 4096, 4096)
+
+
+def _t_tc(cfg, hw, shape=SQUARE):
+    return explain(cfg, *shape, hw).t_tc_s
+
+
+class TestTensorCorePath:
+    def test_mma_sync_configs_compute_at_the_fraction_of_the_wgmma_rate(self):
+        """Two warps lower to mma.sync, four to wgmma (same block): only the first slows by the fraction."""
+        one_path = dataclasses.replace(H100_SXM, mma_sync_fraction=1.0)
+        cfg2, cfg4 = GemmConfig(128, 128, 64, 2, 3, 8), GemmConfig(128, 128, 64, 4, 3, 8)
+        assert not uses_wgmma(128, 128, 2, H100_SXM) and uses_wgmma(128, 128, 4, H100_SXM)
+        assert _t_tc(cfg2, H100_SXM) == pytest.approx(_t_tc(cfg2, one_path) / H100_SXM.mma_sync_fraction)
+        assert _t_tc(cfg4, H100_SXM) == _t_tc(cfg4, one_path)
+
+    def test_block_m_under_64_is_mma_sync_even_with_four_warps(self):
+        cfg = GemmConfig(32, 128, 64, 4, 3, 8)
+        one_path = dataclasses.replace(H100_SXM, mma_sync_fraction=1.0)
+        assert _t_tc(cfg, H100_SXM) == pytest.approx(_t_tc(cfg, one_path) / H100_SXM.mma_sync_fraction)
+
+    @pytest.mark.parametrize("hw", [A100_SXM4, H100_TC], ids=["a100-sxm4", "h100-lecture"])
+    def test_one_path_machines_price_every_config_at_their_one_rate(self, hw):
+        """The A100 has only mma.sync, measured; the lecture prices every mma at the datasheet's peak."""
+        assert hw.mma_sync_fraction == 1.0
+        cfg = GemmConfig(64, 64, 32, 2, 3, 8)
+        assert _t_tc(cfg, hw) == _t_tc(cfg, dataclasses.replace(hw, mma_sync_fraction=0.5)) * 0.5
+
+    def test_hopper_mma_sync_is_slower_than_wgmma(self):
+        assert 0.5 < H100_SXM.mma_sync_fraction < 0.8
+
+
+class TestKStepClocks:
+    def test_the_k_step_clocks_cost_half_as_much_per_flop_at_block_k_64(self):
+        """The unhidden clocks are paid per k-step whatever BLOCK_K: 64 has half the k-steps of 32, so on the
+        same block (one resident per SM either way, so the same waves) the k-step clocks add half as much time."""
+        ideal = dataclasses.replace(H100_SXM, t_k_step_clk=0.0)
+        added = {}
+        for bk in (32, 64):
+            cfg = GemmConfig(256, 128, bk, 8, 2, 8)
+            assert explain(cfg, *SQUARE, H100_SXM).blocks_per_sm == 1
+            added[bk] = explain(cfg, *SQUARE, H100_SXM).time_s - explain(cfg, *SQUARE, ideal).time_s
+        assert added[64] == pytest.approx(added[32] / 2, rel=0.05)
+
+    def test_triton_profiles_wait_three_l1_latencies_per_k_step(self):
+        assert H100_SXM.t_k_step_clk == pytest.approx(3 * 34.2)
+        assert A100_SXM4.t_k_step_clk == pytest.approx(3 * 36.0)
+
+
+class TestEpilogue:
+    def test_the_c_tile_passes_twice_through_shared_memory_per_block(self):
+        """One wave of one block per SM (132 blocks of 256 x 128 on 2048 x 2112 ... ): the shared-memory passes
+        add 2 * BM * BN * 2 bytes at 128 B/clk to the epilogue."""
+        cfg = GemmConfig(256, 128, 64, 8, 3, 8)
+        shape = (256 * 12, 128 * 11, 4096)  # 132 blocks, one wave, one block per SM
+        without = dataclasses.replace(H100_SXM, epilogue_smem_passes=0)
+        b, b0 = explain(cfg, *shape, H100_SXM), explain(cfg, *shape, without)
+        assert b.waves == 1 and b.blocks_per_sm == 1
+        expected_s = 2 * 256 * 128 * 2 / (128 * H100_SXM.clock_hz)
+        assert b.epilogue_s - b0.epilogue_s == pytest.approx(expected_s)
+
+    def test_the_lecture_stores_from_registers(self):
+        assert H100_TC.epilogue_smem_passes == 0
+
+
+class TestLaunchModes:
+    @pytest.mark.parametrize("hw", [H100_SXM, A100_SXM4, H200_SXM], ids=lambda hw: hw.key)
+    def test_a_graph_node_launches_cheaper_than_an_eager_launch(self, hw):
+        assert 0 < hw.t_launch_graph_s < hw.t_launch_s
+
+    def test_graph_mode_changes_only_the_launch(self):
+        cfg, shape = GemmConfig(64, 128, 128, 4, 3, 8), (16, 4096, 4096)
+        eager, graph = (explain(cfg, *shape, launched(H100_SXM, m)) for m in LAUNCH_MODES)
+        assert eager.time_s - graph.time_s == pytest.approx(H100_SXM.t_launch_s - H100_SXM.t_launch_graph_s)
+
+    def test_the_lecture_launches_for_free_either_way(self):
+        assert launched(H100_TC, "graph").t_launch_s == H100_TC.t_launch_s == 0.0
