@@ -26,7 +26,7 @@ from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS
 from schedlab.core.model.engine import explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.render.labels import KNOB_LABELS, STRATEGY_LABELS
+from schedlab.render.labels import KNOB_LABELS, STRATEGY_LABELS, TERM_LABELS
 from schedlab.render.landscape import fmt_ties, top_table
 from schedlab.render.model import breakdown_table
 from schedlab.render.search import search_shape_table
@@ -296,9 +296,9 @@ def test_explain_names_the_bottleneck(capsys, cfg, shape):
     marked = [r[0] for r in rows if r[-1] == "◀ 瓶颈"]
     assert marked == [bd.bottleneck]
     for r in rows:
-        assert r[1] == TERMS[r[0]]
+        assert r[1] == TERM_LABELS[r[0]]
         assert r[2] == fmt_time(getattr(bd, r[0]))
-    assert f"瓶颈：\u201c{TERMS[bd.bottleneck]}\u201d" in out
+    assert f"瓶颈：\u201c{TERM_LABELS[bd.bottleneck]}\u201d" in out
     summary = dict(table_with(out, "量", "值"))
     assert summary["总时间"] == fmt_time(bd.time_s)
     assert summary["波数"] == str(bd.waves)

@@ -36,7 +36,7 @@ from schedlab.figures.sensitivity import sensitivity_chart
 from schedlab.figures.shapes import roofline, transfer_heatmap
 from schedlab.figures.space import REASON_STYLE, launch_map
 from schedlab.figures.style import fit_width
-from schedlab.render.labels import KNOB_LABELS
+from schedlab.render.labels import KNOB_LABELS, TERM_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 
@@ -398,7 +398,7 @@ def test_breakdown_bars_equal_terms(shape, cfg, close):
     (ax,) = fig.axes
     bars = list(ax.containers[0])
     np.testing.assert_allclose([r.get_width() for r in bars], [v * 1e9 for v in b.terms().values()])
-    assert [lbl.get_text() for lbl in ax.get_yticklabels()] == list(TERMS.values())
+    assert [lbl.get_text() for lbl in ax.get_yticklabels()] == [TERM_LABELS[k] for k in TERMS]
     colors = [tuple(r.get_facecolor()) for r in bars]
     k = list(TERMS).index(b.bottleneck)
     assert all((c == colors[k]) == (i == k) for i, c in enumerate(colors)), "only the bottleneck is highlighted"

@@ -15,9 +15,9 @@ from schedlab.core.hardware import Hardware
 from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import TIE_RTOL, landscape
 from schedlab.core.launch import reasons
-from schedlab.core.model import TERMS, explain
+from schedlab.core.model import explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.render.labels import KNOB_LABELS, fmt_shape, shape_short
+from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, fmt_shape, shape_short
 from schedlab.render.landscape import top_table
 from schedlab.render.sensitivity import sensitivity_table
 from schedlab.render.shapes import optima_table, transfer_table
@@ -71,7 +71,7 @@ def _tied_terms(bd) -> list[str]:
 def bottleneck_phrase(bd) -> str:
     """The bottleneck's Chinese name in quotes, with any tied terms."""
     ties = _tied_terms(bd)
-    quoted = [f"\u201c{TERMS[name]}\u201d" for name in [bd.bottleneck, *ties]]
+    quoted = [f"\u201c{TERM_LABELS[name]}\u201d" for name in [bd.bottleneck, *ties]]
     return quoted[0] + (f"（与{'、'.join(quoted[1:])}持平）" if ties else "")
 
 

@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 
 from schedlab.core.model import TERMS, Breakdown
 from schedlab.figures.style import new_figure, text_color
+from schedlab.render.labels import TERM_LABELS
 
 __all__ = ["breakdown_chart"]
 
@@ -39,7 +40,7 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
     ys = np.arange(len(names))
     colors = ["C1" if k == breakdown.bottleneck else "#9fb7cc" for k in names]
     bars = ax.barh(ys, ns, height=0.62, color=colors)
-    ax.set_yticks(ys, [TERMS[k] for k in names])
+    ax.set_yticks(ys, [TERM_LABELS[k] for k in names])
     ax.invert_yaxis()
     step_ns = breakdown.t_step_s * 1e9
     x_max = max(float(np.nanmax(ns)), step_ns)

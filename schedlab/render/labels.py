@@ -16,10 +16,13 @@ Examples
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from schedlab.core.knobs import SPACE, TRITON_NAMES
 from schedlab.core.shapes import LECTURE_SHAPES, Shape, as_mnk
 
 __all__ = [
+    "TERM_LABELS",
     "TIME_PART_LABELS",
     "KNOB_LABELS",
     "KNOB_GLOSSES",
@@ -145,6 +148,19 @@ COVER_LABELS = {
     "power-of-two": "2 的幂，向下取",
     "power-of-two-up": "2 的幂，向上取",
 }
+
+
+#: The model's per-k-step terms (:data:`schedlab.core.model.terms.TERMS`), as the tables, figures and console name them.
+TERM_LABELS = MappingProxyType(
+    {
+        "t_tc_s": "Tensor Core 计算",
+        "t_smem_s": "共享内存读",
+        "t_port_s": "SM↔L2 端口",
+        "t_l2_s": "L2 带宽",
+        "t_hbm_s": "HBM 带宽",
+        "t_latency_s": "延迟（Little 定律）",
+    }
+)
 
 
 def strategy_label(name: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from schedlab.core.model import TERMS, Breakdown
-from schedlab.render.labels import fmt_shape
+from schedlab.core.model import Breakdown
+from schedlab.render.labels import TERM_LABELS, fmt_shape
 from schedlab.render.table import Table, fmt_config, fmt_percent, fmt_tflops, fmt_time
 
 __all__ = ["breakdown_table", "breakdown_summary_table"]
@@ -40,7 +40,7 @@ def breakdown_table(bd: Breakdown) -> Table:
     terms = bd.terms()
     worst = terms[bd.bottleneck]
     rows = []
-    for name, label in TERMS.items():
+    for name, label in TERM_LABELS.items():
         t = terms[name]
         if name == bd.bottleneck:
             mark = "◀ 瓶颈"
@@ -51,7 +51,7 @@ def breakdown_table(bd: Breakdown) -> Table:
         rows.append((name, label, fmt_time(t), fmt_percent(t / bd.t_step_s), mark))
     title = (
         f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上：每个 k 步 {fmt_time(bd.t_step_s)}，"
-        f"瓶颈是\u201c{TERMS[bd.bottleneck]}\u201d"
+        f"瓶颈是\u201c{TERM_LABELS[bd.bottleneck]}\u201d"
     )
     return Table(title, ("项", "含义", "每步时间", "占一步", ""), rows)
 

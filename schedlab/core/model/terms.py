@@ -60,15 +60,8 @@ __all__ = [
     "kernel_time",
 ]
 
-#: Per-k-step terms in the order :class:`Breakdown` reports them, with Chinese names.
-TERMS = {
-    "t_tc_s": "Tensor Core 计算",
-    "t_smem_s": "共享内存读",
-    "t_port_s": "SM↔L2 端口",
-    "t_l2_s": "L2 带宽",
-    "t_hbm_s": "HBM 带宽",
-    "t_latency_s": "延迟（Little 定律）",
-}
+#: Per-k-step terms in the order :class:`Breakdown` reports them (their Chinese labels: ``schedlab.render.labels.TERM_LABELS``).
+TERMS = ("t_tc_s", "t_smem_s", "t_port_s", "t_l2_s", "t_hbm_s", "t_latency_s")
 
 
 @dataclass(frozen=True)
