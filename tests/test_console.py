@@ -26,7 +26,7 @@ from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS
 from schedlab.core.model.engine import explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.render.labels import KNOB_LABELS, STRATEGY_LABELS, TERM_LABELS
+from schedlab.render.labels import KNOB_LABELS, STRATEGY_LABELS, TERM_LABELS, launch_reason_label
 from schedlab.render.landscape import fmt_ties, top_table
 from schedlab.render.model import breakdown_table
 from schedlab.render.search import search_shape_table
@@ -202,7 +202,7 @@ def test_demo1_counts_and_reasons(demo_out):
         f"一共 {s.n_configs} 个组合，能启动的 {s.n_launchable} 个（{fmt_percent(s.launchable_fraction)}）" in demo_out
     )
     rows = table_with(demo_out, "原因", "配置数")
-    assert rows == [[r.message, str(n)] for r, n in s.reason_counts]
+    assert rows == [[launch_reason_label(r, s.hw), str(n)] for r, n in s.reason_counts]
     table = knob_table()
     knob_rows = table_with(demo_out, *table.headers)
     assert knob_rows == [list(r) for r in table.rows]

@@ -36,7 +36,7 @@ from schedlab.figures.sensitivity import sensitivity_chart
 from schedlab.figures.shapes import roofline, transfer_heatmap
 from schedlab.figures.space import REASON_STYLE, launch_map
 from schedlab.figures.style import fit_width
-from schedlab.render.labels import KNOB_LABELS, TERM_LABELS
+from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, launch_reason_label
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 
@@ -238,7 +238,7 @@ def test_launch_map_legend_gives_the_reasons(close):
             "registers": GemmConfig(256, 256, 16, 1, 1, 1),
             "smem": GemmConfig(256, 256, 128, 8, 5, 1),
         }[code]
-        message = next(r.message for r in reasons(example) if r.code == code)
+        message = next(launch_reason_label(r, H100_TC) for r in reasons(example) if r.code == code)
         assert message in legend
 
 

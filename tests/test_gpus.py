@@ -25,6 +25,7 @@ from schedlab.core.launch import launchable
 from schedlab.core.model.engine import explain
 from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.render.labels import launch_reason_label
 from schedlab.studies.claims import seed_claims
 from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
 from schedlab.studies.space import space_summary
@@ -167,7 +168,7 @@ def test_a100_prunes_exactly_the_pipelines_over_its_163_kib():
     assert set(all_configs()) - set(launchable(A100_SXM4).configs) == over
     summary = space_summary(A100_SXM4)
     assert [(r.code, n) for r, n in summary.reason_counts] == [("smem", len(over))]
-    assert "163 KiB" in summary.reason_counts[0][0].message
+    assert "163 KiB" in launch_reason_label(summary.reason_counts[0][0], A100_SXM4)
 
 
 def test_the_a100_loses_the_deepest_pipelines_of_the_big_tiles():

@@ -17,6 +17,7 @@ import pytest
 from schedlab.core.hardware import H100_TC
 from schedlab.core.knobs import KNOB_NAMES, SPACE, WARP_GRID, GemmConfig, all_configs, config_array
 from schedlab.core.launch import Reason, launch_checks, reasons, static_valid
+from schedlab.render.labels import launch_reason_label
 from schedlab.studies.space import space_summary
 
 # --- the rules, written out independently of schedlab --------------------------------------
@@ -218,16 +219,18 @@ class TestReasons:
         # 5 * 512 * 128 * 2 B = 640 KiB > 227 KiB; warp tile 64 x 128: 8192 / 32 + 40 = 296 > 255
         assert [r.code for r in reasons(GemmConfig(256, 256, 128, 8, 5, 1))] == ["smem", "registers"]
 
-    def test_messages_are_chinese_and_name_the_limit(self):
-        seen = {}
-        for cfg in (GemmConfig(256, 256, 128, 8, 5, 1), GemmConfig(16, 16, 16, 8, 1, 1)):
-            for r in reasons(cfg):
-                seen[r.code] = r.message
-        assert set(seen) == {"smem", "mma", "registers"}
-        assert all(_has_cjk(m) for m in seen.values())
-        assert "227" in seen["smem"]
-        assert "16" in seen["mma"] and "8" in seen["mma"]
-        assert "255" in seen["registers"]
+    def test_messages_name_the_limit_in_english_and_labels_in_chinese(self):
+        """The Reason's message is for errors and logs; the lecture's wording lives in render.labels."""
+        for words in ("messages", "labels"):
+            seen = {}
+            for cfg in (GemmConfig(256, 256, 128, 8, 5, 1), GemmConfig(16, 16, 16, 8, 1, 1)):
+                for r in reasons(cfg):
+                    seen[r.code] = r.message if words == "messages" else launch_reason_label(r, H100_TC)
+            assert set(seen) == {"smem", "mma", "registers"}
+            assert all(_has_cjk(m) == (words == "labels") for m in seen.values())
+            assert "227" in seen["smem"]
+            assert "16" in seen["mma"] and "8" in seen["mma"]
+            assert "255" in seen["registers"]
 
     def test_launchable_has_no_reasons(self):
         assert reasons(GemmConfig(64, 64, 32, 4, 3, 8)) == ()

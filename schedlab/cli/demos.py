@@ -17,7 +17,7 @@ from schedlab.core.landscape import TIE_RTOL, landscape
 from schedlab.core.launch import reasons
 from schedlab.core.model import explain
 from schedlab.core.shapes import LECTURE_SHAPES
-from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, fmt_shape, shape_short
+from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, fmt_shape, launch_reason_label, shape_short
 from schedlab.render.landscape import top_table
 from schedlab.render.sensitivity import sensitivity_table
 from schedlab.render.shapes import optima_table, transfer_table
@@ -97,7 +97,8 @@ def demo1_space(hw: Hardware) -> None:
         "smem": "stages × (BM + BN) × BK × 2 字节放不下",
     }
     counted = "；".join(
-        f"\u201c{r.message}\u201d{n} 个" + (f"（{why[r.code]}）" if r.code in why else "") for r, n in s.reason_counts
+        f"\u201c{launch_reason_label(r, hw)}\u201d{n} 个" + (f"（{why[r.code]}）" if r.code in why else "")
+        for r, n in s.reason_counts
     )
     print_observations(
         [
@@ -242,7 +243,7 @@ def demo4_sensitivity(hw: Hardware) -> None:
             if not np.isfinite(r):
                 cfg = GemmConfig(**{**base, knob: v})
                 for why in reasons(cfg, hw):
-                    by_reason.setdefault(why.message, []).append(v)
+                    by_reason.setdefault(launch_reason_label(why, hw), []).append(v)
         failing += [(knob, vs, msg) for msg, vs in by_reason.items()]
     fail_s = "；".join(f"{label[k]} = {_join(vs, ' / ')}：{msg}" for k, vs, msg in failing)
 

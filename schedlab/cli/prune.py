@@ -21,6 +21,7 @@ from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, positive_int
 from schedlab.core.shapes import check_shape
+from schedlab.render.labels import launch_reason_label
 from schedlab.render.table import fmt_ratio, fmt_share, fmt_time
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 from schedlab.triton.hook import INDUCTOR_KEYS, TUTORIAL_KEYS, Pruner, config_record, flat_config, triton_source
@@ -93,7 +94,7 @@ def cmd_prune(args) -> int:
     for c, note in zip(result.unranked, result.notes):
         print(f"{triton_source(c)},  # 未估计 / not estimated: {note.split(': ', 1)[-1]}")
     n_drop = len(result.dropped)
-    why = sorted({r.message for rs in result.dropped.values() for r in rs})
+    why = sorted({launch_reason_label(r, pruner.hw) for rs in result.dropped.values() for r in rs})
     skipped = fmt_share(result.skipped_share)
     print(
         f"\n# {pruner.hw.name}，{'×'.join(map(str, shape))}：{result.n_listed} 个配置留下 {len(result.kept)} 个，"

@@ -25,7 +25,10 @@ __all__ = ["Reason", "launch_checks", "reasons", "static_valid", "Launchable", "
 
 
 class Reason(NamedTuple):
-    """Why a configuration cannot launch: a short code and a Chinese message."""
+    """Why a configuration cannot launch: a short code and a message for errors and logs (English).
+
+    The lecture's wording of each reason is :func:`schedlab.render.labels.launch_reason_label`.
+    """
 
     code: str
     message: str
@@ -85,12 +88,12 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
 
 
 def _messages(hw: Hardware) -> dict[str, str]:
-    buffers = "" if hw.launch_rules == "seed" else "（Triton 的流水线缓冲）"
+    buffers = "" if hw.launch_rules == "seed" else " (Triton's pipeline buffers)"
     return {
-        "smem": f"共享内存{buffers}超过 {hw.smem_limit // KiB} KiB",
-        "mma": f"warp 的块小于一条 mma（{hw.mma_m}×{hw.mma_n}）",
-        "registers": f"每线程寄存器超过 {hw.max_regs_per_thread}",
-        "occupancy": "一个块要的寄存器、线程或共享内存超过一个 SM 所有",
+        "smem": f"shared memory{buffers} over {hw.smem_limit // KiB} KiB",
+        "mma": f"a warp's tile smaller than one mma ({hw.mma_m}x{hw.mma_n})",
+        "registers": f"over {hw.max_regs_per_thread} registers per thread",
+        "occupancy": "one block needs more registers, threads or shared memory than an SM has",
     }
 
 

@@ -12,6 +12,7 @@ from schedlab.core.hardware import H100_TC, Hardware
 from schedlab.core.knobs import SPACE, WARP_GRID, all_configs, config_array
 from schedlab.core.launch import launch_checks, reasons
 from schedlab.figures.style import new_figure
+from schedlab.render.labels import launch_reason_label
 
 __all__ = ["launch_map", "REASON_STYLE"]
 
@@ -47,7 +48,7 @@ def _launch_grid(hw: Hardware):
     for code, m in checks.items():
         if m.any():
             example = configs[int(np.argmax(m))]
-            messages[code] = next(r.message for r in reasons(example, hw) if r.code == code)
+            messages[code] = next(launch_reason_label(r, hw) for r in reasons(example, hw) if r.code == code)
     return counts, n_pairs, everywhere, somewhere, messages
 
 

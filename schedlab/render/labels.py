@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from schedlab.core.hardware import Hardware, KiB
 from schedlab.core.knobs import SPACE, TRITON_NAMES
 from schedlab.core.shapes import LECTURE_SHAPES, Shape, as_mnk
 
 __all__ = [
+    "launch_reason_label",
     "TERM_LABELS",
     "TIME_PART_LABELS",
     "KNOB_LABELS",
@@ -253,3 +255,25 @@ def lecture_name(shape) -> str:
     """
     dims, known = fmt_shape(shape), _lecture_shape(shape)
     return dims if known is None or known.short == dims else f"{known.short}（{dims}）"
+
+
+def launch_reason_label(reason, hw: Hardware) -> str:
+    """The lecture's wording of a :class:`~schedlab.core.launch.Reason` on ``hw`` (its limit named).
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> from schedlab.core.knobs import GemmConfig
+    >>> from schedlab.core.launch import reasons
+    >>> [launch_reason_label(r, H100_TC) for r in reasons(GemmConfig(256, 256, 128, 8, 5, 1), H100_TC)]
+    ['共享内存超过 227 KiB', '每线程寄存器超过 255']
+    >>> [launch_reason_label(r, A100_SXM4) for r in reasons(GemmConfig(256, 256, 128, 8, 5, 1), A100_SXM4)]
+    ['共享内存（Triton 的流水线缓冲）超过 163 KiB']
+    """
+    buffers = "" if hw.launch_rules == "seed" else "（Triton 的流水线缓冲）"
+    return {
+        "smem": f"共享内存{buffers}超过 {hw.smem_limit // KiB} KiB",
+        "mma": f"warp 的块小于一条 mma（{hw.mma_m}×{hw.mma_n}）",
+        "registers": f"每线程寄存器超过 {hw.max_regs_per_thread}",
+        "occupancy": "一个块要的寄存器、线程或共享内存超过一个 SM 所有",
+    }[reason.code]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schedlab.core.knobs import SPACE
-from schedlab.render.labels import KNOB_LABELS
+from schedlab.render.labels import KNOB_LABELS, launch_reason_label
 from schedlab.render.table import Table
 from schedlab.studies.space import SpaceSummary
 
@@ -59,5 +59,5 @@ def reasons_table(summary: SpaceSummary) -> Table:
     >>> reasons_table(space_summary()).rows[0]
     ('每线程寄存器超过 255', '1200')
     """
-    rows = [(reason.message, str(n)) for reason, n in summary.reason_counts]
+    rows = [(launch_reason_label(reason, summary.hw), str(n)) for reason, n in summary.reason_counts]
     return Table("不能启动的原因（一个配置可能有几个）", ("原因", "配置数"), rows)

@@ -19,6 +19,7 @@ class SpaceSummary:
     n_launchable: int
     reason_counts: tuple[tuple[Reason, int], ...]  # most frequent first; a config may count under several
     n_by_failures: dict[int, int]  # number of reasons -> configs
+    hw: Hardware  # the machine whose rules these are
 
     @property
     def launchable_fraction(self) -> float:
@@ -57,4 +58,5 @@ def space_summary(hw: Hardware | None = None) -> SpaceSummary:
         n_launchable=int((n_fail == 0).sum()),
         reason_counts=tuple((r, n) for r, n in counts if n),
         n_by_failures={int(k): int((n_fail == k).sum()) for k in np.unique(n_fail)},
+        hw=hw,
     )

@@ -418,7 +418,7 @@ def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None)
         raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
     terms = evaluate([cfg], M, N, K, hw)
     if not terms.launchable[0]:
-        why = "；".join(r.message for r in reasons(cfg, hw))
+        why = "; ".join(r.message for r in reasons(cfg, hw))
         raise ValueError(f"config {cfg.as_tuple()} cannot launch: {why}")
     values = {name: float(getattr(terms, name)[0]) for name in ModelTerms.__dataclass_fields__ if name != "launchable"}
     step_terms = {name: values[name] for name in TERMS}
