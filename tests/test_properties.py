@@ -21,7 +21,7 @@ from schedlab.core.hardware import H100_TC, PROFILES
 from schedlab.core.knobs import SPACE, GemmConfig, all_configs
 from schedlab.core.landscape import landscape
 from schedlab.core.model import TERMS, ModelTerms, evaluate_many
-from schedlab.core.model.engine import evaluate, gemm_time
+from schedlab.core.model.engine import evaluate, explain, gemm_time
 from tests.strategies import (
     config_subsets,
     configs,
@@ -308,16 +308,32 @@ class TestMoreHardwareNeverSlower:
     # issue 15: 132 -> 198 SMs made the best time 22 % worse here (the L2 was charged wave by wave:
     # a first wave of 198 blocks waited on it, the second of 58 left it idle)
     @example(shape=(1000, 8192, 14336), gpu="h100-lecture", factor=1.5)
+    # resident blocks out of phase: 132 SMs run 1,323 blocks in two waves, the first wave's epilogues
+    # hidden behind the kernel's k-steps; 139 SMs run them in one wave, whose epilogues stay exposed
+    # (+0.006 %, found by this property)
+    @example(shape=(129, 2337, 11), gpu="h100-sxm", factor=1.05)
     def test_more_sms_never_slow_the_best_config(self, shape, gpu, factor):
         """A chip with more SMs and everything else equal can run the old best schedule's blocks at
         least as soon: each SM gets no more blocks, and the L2 and HBM move the same bytes (the HBM
         replay may find a wave's panels overflowing L2 for one config, but the best of all configs
-        must not get slower). Best over the whole space, on every profile."""
+        must not get slower). Best over the whole space, on every profile.
+
+        Known limit (``hw.resident_blocks_overlap``, Triton's profiles): the epilogues of every wave but
+        the last hide behind the other resident blocks' k-steps, the last wave's do not, so more SMs
+        that merge two waves into one expose epilogues that were hidden: the best may get slower by at
+        most the epilogue the old best leaves exposed on the larger chip. Exactly never slower on the
+        lecture's machine, which has no such term.
+        """
         hw = PROFILES[gpu]
         more = dataclasses.replace(hw, n_sm=math.ceil(hw.n_sm * factor))
-        base_best = evaluate_many([shape], SPACE_CONFIGS, hw)["time_s"].min()
+        base = evaluate_many([shape], SPACE_CONFIGS, hw)
         more_best = evaluate_many([shape], SPACE_CONFIGS, more)["time_s"].min()
-        assert more_best <= base_best * (1 + 1e-12), (shape, gpu, more.n_sm, base_best, more_best)
+        base_best = base["time_s"].min()
+        slack_s = 0.0
+        if hw.resident_blocks_overlap:
+            old_best = SPACE_CONFIGS[int(np.argmin(base["time_s"][0]))]
+            slack_s = explain(old_best, *shape, more).epilogue_s
+        assert more_best <= base_best * (1 + 1e-12) + slack_s, (shape, gpu, more.n_sm, base_best, more_best)
 
 
 # --- the time terms a real kernel pays (issue 15) --------------------------------------------

@@ -162,22 +162,30 @@ def time_parts_table(cases) -> Table:
     """Where each predicted time goes: one row per ``(label, shape, config, parts)``, parts from
     :func:`schedlab.studies.published.time_parts`, in µs, with their sum.
 
+    Cases on one GPU name it in the title instead of a column (a table per GPU fits the page).
+
     Examples
     --------
     >>> from schedlab.core.knobs import GemmConfig
     >>> parts = dict.fromkeys(TIME_PARTS, 1e-6)
-    >>> time_parts_table([("h100-sxm", (16, 4096, 4096), GemmConfig(16, 16, 64, 1, 4, 1), parts)]).rows[0][-1]
-    '5.00'
+    >>> t = time_parts_table([("h100-sxm", (16, 4096, 4096), GemmConfig(16, 16, 64, 1, 4, 1), parts)])
+    >>> t.rows[0][-1], t.headers[0], "h100-sxm" in t.title
+    ('5.00', '形状 M×N×K', True)
     """
+    cases = list(cases)
+    gpus = {label for label, *_ in cases}
+    one_gpu = len(gpus) == 1
     rows = []
     for label, shape, cfg, parts in cases:
         cells = tuple(f"{parts[name] * 1e6:.2f}" for name in TIME_PARTS)
-        rows.append((label, fmt_shape(shape), fmt_config(cfg), *cells, f"{sum(parts.values()) * 1e6:.2f}"))
+        row = (fmt_shape(shape), fmt_config(cfg), *cells, f"{sum(parts.values()) * 1e6:.2f}")
+        rows.append(row if one_gpu else (label, *row))
     headers = (
-        "GPU",
+        *(() if one_gpu else ("GPU",)),
         "形状 M×N×K",
         "最优配置",
         *(f"{TIME_PART_LABELS[name]}（µs）" for name in TIME_PARTS),
         "合计（µs）",
     )
-    return Table("模型的时间花在哪里：各项依次加上去", headers, rows)
+    where = f"{next(iter(gpus))} 上，" if one_gpu else ""
+    return Table(f"{where}模型的时间花在哪里：各项依次加上去", headers, rows)

@@ -160,9 +160,32 @@ class Table:
         return self.to_markdown()
 
 
+#: A word at least this long (a source file's path, an identifier) may break after ``/``, ``_`` or ``.``.
+_LONG_WORD = 25
+
+
 def _cell_html(text: str) -> str:
-    """A cell's ``text`` HTML-escaped, each no-break space before ``[`` a space that may break only in print."""
-    return html.escape(text).replace("\u00a0[", '<span class="interval-gap"> </span>[')
+    """A cell's ``text`` HTML-escaped, each no-break space before ``[`` a space that may break only in print.
+
+    A word of :data:`_LONG_WORD` characters or more gets a ``<wbr>`` after each ``/``, ``_`` and ``.``:
+    a path such as ``third_party/nvidia/lib/.../LoadStoreOpToLLVM.cpp`` wraps inside its column
+    instead of widening the table past the page.
+
+    Examples
+    --------
+    >>> _cell_html("see lib/Analysis/Utility.cpp_and_more here")
+    'see lib/<wbr>Analysis/<wbr>Utility.<wbr>cpp_<wbr>and_<wbr>more here'
+    >>> _cell_html("a/b.c")
+    'a/b.c'
+    """
+    words = []
+    for word in re.split(r"(\s+)", text):
+        if len(word) >= _LONG_WORD and not word.isspace():
+            word_html = "<wbr>".join(html.escape(piece) for piece in re.split(r"(?<=[/_.])", word))
+        else:
+            word_html = html.escape(word)
+        words.append(word_html)
+    return "".join(words).replace("\u00a0[", '<span class="interval-gap"> </span>[')
 
 
 def _md_escape(text: str) -> str:
