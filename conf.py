@@ -4,6 +4,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tomllib
@@ -263,14 +264,44 @@ def _display_width(text: str) -> int:
     return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in text)
 
 
+#: What one line of a PDF table holds, in _display_width units (footnotesize on the A4 text width), and what
+#: each column's padding takes of it.
+PDF_LINE_WIDTH = 80
+PDF_COLUMN_PADDING = 3
+
+
+def _unbreakable_width(word: str) -> int:
+    """The widest run of ``word`` LaTeX cannot break: xeCJK breaks between CJK characters, not inside "4096×4096"."""
+    runs = re.split(r"[\u2e80-\uffff]", word)
+    return max(max((_display_width(run) for run in runs), default=0), 4 if word else 0)  # at least two CJK characters
+
+
+def _column_widths(words: list[int], wants: list[int]) -> list[int]:
+    """Each column's width: first its widest unbreakable word, then what the line has left, shared in proportion
+    to what each column's longest cell still wants beyond that.
+
+    >>> _column_widths([14, 22, 4], [14, 24, 40])  # 91 - 40 = 51 left, 38 wanted: every column gets its want
+    [14, 24, 40]
+    >>> _column_widths([14, 30, 4], [14, 40, 40])  # 91 - 48 = 43 left for 46 wanted: shared, the words kept
+    [14, 39, 37]
+    """
+    room = PDF_LINE_WIDTH - PDF_COLUMN_PADDING * len(words) - sum(words)
+    extra = [max(want - word, 0) for word, want in zip(words, wants)]
+    if room <= 0 or not sum(extra):
+        return [max(word, 1) for word in words]
+    share = min(1.0, room / sum(extra))
+    return [max(word + int(e * share), 1) for word, e in zip(words, extra)]
+
+
 def _fit_tables_to_the_page(app, doctree, docname):
-    """In the PDF, every table breaks across pages and its columns wrap, each as wide as its content needs.
+    """In the PDF, every table breaks across pages and its columns wrap, a number or identifier never inside.
 
     Sphinx sets a table of up to 30 rows with ``tabulary``, which cannot break across pages (the last rows ran
     over the footer) and squeezes a column below its widest number (65536 printed as 6553); a longer table it
     sets with ``longtable`` in unwrapped ``l`` columns (an identifier column ran off the page). Here each column
-    gets a relative width (``colwidths-given``: Sphinx's wrapping ``\\X`` columns): the longer of its widest
-    unbreakable word and its longest cell, capped at 40 columns, so a long sentence wraps and a number never does.
+    gets a relative width (``colwidths-given``: Sphinx's wrapping ``\\X`` columns): its widest unbreakable word
+    first (a shape such as 4096×4096×4096 kept whole), then a share of the rest of the line towards its longest
+    cell (capped at 40), so a long sentence wraps and a number never does (:func:`_column_widths`).
     """
     if app.builder.name != "latex" or docname != app.config.root_doc:
         return
@@ -281,18 +312,18 @@ def _fit_tables_to_the_page(app, doctree, docname):
         if tgroup is None or any(True for _ in tgroup.findall(nodes.table)):
             continue  # no table body, or a nested table: left as Sphinx sets it
         colspecs = [c for c in tgroup.children if isinstance(c, nodes.colspec)]
-        widths = [1] * len(colspecs)
+        words, wants = [1] * len(colspecs), [1] * len(colspecs)
         for row in tgroup.findall(nodes.row):
             entries = [e for e in row.children if isinstance(e, nodes.entry)]
             if len(entries) != len(colspecs):
                 break  # a spanning cell: keep Sphinx's own layout
             for i, entry in enumerate(entries):
                 text = " ".join(entry.astext().split())
-                word = max((_display_width(w) for w in text.split(" ")), default=1)
-                widths[i] = max(widths[i], word, min(_display_width(text), 40))
+                words[i] = max(words[i], *(_unbreakable_width(w) for w in text.split(" ")))
+                wants[i] = max(wants[i], min(_display_width(text), 40))
         else:
-            for colspec, width in zip(colspecs, widths):
-                colspec["colwidth"] = width
+            for colspec, width in zip(colspecs, _column_widths(words, wants)):
+                colspec["colwidth"] = width + PDF_COLUMN_PADDING  # Sphinx takes the padding out of each column's share
             table["classes"] += ["colwidths-given", "longtable"]
 
 
