@@ -33,6 +33,7 @@ from schedlab.core.knobs import all_configs, config_array
 from schedlab.core.launch import launch_checks
 from schedlab.core.model.engine import evaluate, gemm_time
 from schedlab.core.shapes import LECTURE_SHAPES
+from schedlab.render.labels import shape_short
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,7 +104,7 @@ def main(argv=None) -> int:
             all_identical &= identical
             totals[mode][0] += t_vec
             totals[mode][1] += t_sca
-            label = f"{shape.short} {M}x{N}x{K}"
+            label = f"{shape_short(shape)} {M}x{N}x{K}"
             print(
                 f"{ljust(label, 30)}{mode:<6}{fmt_s(t_vec):>17}{fmt_s(t_sca):>15}"
                 f"{t_sca / t_vec:>8.0f}x{n / t_vec:>15,.0f}{n / t_sca:>15,.0f}  {'yes' if identical else 'NO'}"

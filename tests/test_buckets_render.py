@@ -25,7 +25,7 @@ from matplotlib.text import Text
 from schedlab.cli.main import main
 from schedlab.figures.buckets import bucket_optima, tile_map
 from schedlab.render.buckets import bucket_table, cover_table
-from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, SPLIT_LABELS
+from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, SPLIT_LABELS, shape_short
 from schedlab.render.learned import feature_set_table, hit_rate_table, regret_table
 from schedlab.render.table import fmt_ratio
 from schedlab.studies import buckets as B
@@ -76,7 +76,7 @@ def test_regret_table_equals_the_cross_validation(cv, k):
         assert ratio(row[1]) == pytest.approx(cv.geomean_regret(method, k), abs=5e-4)
         assert ratio(row[2]) == pytest.approx(cv.worst_regret(method, k), abs=5e-4)
         regrets = cv.regrets(method, k)
-        expected = cv.results[int(regrets.argmax())].name if regrets.max() > 1.0 else "—"
+        expected = shape_short(cv.results[int(regrets.argmax())].given) if regrets.max() > 1.0 else "—"
         assert row[3] == expected
     assert f"{len(cv.results)} 个留出形状" in table.title
     assert ("第一选择" in table.title) == (k == 1)

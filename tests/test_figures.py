@@ -36,7 +36,7 @@ from schedlab.figures.sensitivity import sensitivity_chart
 from schedlab.figures.shapes import roofline, transfer_heatmap
 from schedlab.figures.space import REASON_STYLE, launch_map
 from schedlab.figures.style import fit_width
-from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, launch_reason_label
+from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, launch_reason_label, shape_short
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
 
@@ -293,9 +293,9 @@ def test_transfer_heatmap_shows_the_matrix(close):
     for i in range(t.matrix.shape[0]):
         for j in range(t.matrix.shape[1]):
             assert text_at(ax, j, i) == [f"{t.matrix[i, j]:.2f}"]
-    assert [lbl.get_text() for lbl in ax.get_xticklabels()] == [s.short for s in t.shapes]
+    assert [lbl.get_text() for lbl in ax.get_xticklabels()] == [shape_short(s) for s in t.shapes]
     rows = [lbl.get_text() for lbl in ax.get_yticklabels()]
-    assert [r.split("\n")[0] for r in rows] == [s.short for s in t.shapes]
+    assert [r.split("\n")[0] for r in rows] == [shape_short(s) for s in t.shapes]
     assert all(str(opt.as_tuple()) in r for r, opt in zip(rows, t.optima))
     assert ax.get_xlabel() == "用在" and ax.get_ylabel() == "最优配置来自"
 
@@ -367,7 +367,7 @@ def test_roofline_points_and_roofs(close):
     assert np.all(offsets[:, 1] <= np.minimum(H100_TC.hbm_bw_bytes_per_s * intensity, H100_TC.peak_flops) / 1e12)
     joined = " ".join(texts(fig))
     for s, tf in zip(t.shapes, t.best_tflops):
-        assert s.short in joined and f"{tf:.0f} TFLOPS" in joined
+        assert shape_short(s) in joined and f"{tf:.0f} TFLOPS" in joined
     assert CJK.search(ax.get_xlabel())
 
 

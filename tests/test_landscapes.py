@@ -42,7 +42,7 @@ def test_mid_box_shapes_are_off_the_corners_and_new_landscapes():
 
 def test_lecture_shapes_three_share_one_good_set():
     (big, decode) = distinct_landscapes(LECTURE_SHAPES)
-    assert [s.short for s in big] == ["方阵 4096³", "prefill 512", "小方阵 K=512"]
+    assert [s.key for s in big] == ["square", "prefill512", "small-k"]
     gs = good_set(big[0])
     assert all(c.bm == 256 and c.bn == 128 and c.warps == 8 for c in gs)
     assert decode == (LECTURE_SHAPES[3],)

@@ -66,7 +66,7 @@ def check_rules(trace: SearchTrace, budget: int, hw=H100_TC):
 
 
 @pytest.mark.parametrize("name", tuple(STRATEGIES))
-@pytest.mark.parametrize("shape", [s.mnk for s in LECTURE_SHAPES], ids=[s.short for s in LECTURE_SHAPES])
+@pytest.mark.parametrize("shape", [s.mnk for s in LECTURE_SHAPES], ids=[s.key for s in LECTURE_SHAPES])
 def test_rules_on_lecture_shapes(name, shape):
     check_rules(run(name, shape, budget=150, seed=7), 150)
 
@@ -110,7 +110,7 @@ def test_noise_is_multiplicative_and_seeded(name):
 # --- correctness against brute force -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", [s.mnk for s in LECTURE_SHAPES], ids=[s.short for s in LECTURE_SHAPES])
+@pytest.mark.parametrize("shape", [s.mnk for s in LECTURE_SHAPES], ids=[s.key for s in LECTURE_SHAPES])
 def test_exhaustive_with_everything_finds_the_optimum_exactly(shape):
     land = landscape(shape)
     trace = exhaustive(shape, budget=N_LAUNCHABLE, seed=0, noise=0)

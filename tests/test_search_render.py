@@ -25,7 +25,7 @@ from matplotlib.text import Text  # noqa: E402
 
 from schedlab.core.shapes import LECTURE_SHAPES, llm_shapes  # noqa: E402
 from schedlab.figures.search import search_curves  # noqa: E402
-from schedlab.render.labels import STRATEGY_LABELS  # noqa: E402
+from schedlab.render.labels import STRATEGY_LABELS, shape_short  # noqa: E402
 from schedlab.render.search import (  # noqa: E402
     descent_table,
     fmt_reach,
@@ -73,7 +73,7 @@ def assert_cell(text: str, cell):
 
 def test_search_table_cells_equal_the_comparison(comparison):
     table = search_table(comparison)
-    assert table.headers == ("策略",) + tuple(s.short for s in comparison.shapes)
+    assert table.headers == ("策略",) + tuple(shape_short(s) for s in comparison.shapes)
     assert table.column("策略") == tuple(STRATEGY_LABELS[n] for n in comparison.strategies)
     for row, name in zip(table.rows, comparison.strategies):
         for text, shape in zip(row[1:], comparison.shapes):

@@ -1,6 +1,7 @@
 """GEMM shapes: the check of what the model prices (:func:`check_shape`), and the shapes the lecture studies.
 
-The lecture's four demo shapes and the Llama-3-8B projections.
+The lecture's four demo shapes and the Llama-3-8B projections, as data: their Chinese names
+are in :mod:`schedlab.render.labels`.
 """
 
 from __future__ import annotations
@@ -88,13 +89,17 @@ def as_mnk(shape) -> tuple[int, int, int]:
 
 
 class Shape(NamedTuple):
-    """A GEMM shape ``C[M, N] = A[M, K] @ B[K, N]`` with a Chinese description."""
+    """A GEMM shape ``C[M, N] = A[M, K] @ B[K, N]`` with a plain identifier.
+
+    ``key`` says which shape of the lecture it is (``"square"``, ``"decode16"``, a Llama
+    projection's name such as ``"QKV"``); its Chinese names are
+    :func:`schedlab.render.labels.shape_name` and :func:`~schedlab.render.labels.shape_short`.
+    """
 
     M: int
     N: int
     K: int
-    name: str
-    short: str
+    key: str
 
     @property
     def mnk(self) -> tuple[int, int, int]:
@@ -108,10 +113,10 @@ class Shape(NamedTuple):
 
 #: The four shapes of the lecture (seed script, demo 3).
 LECTURE_SHAPES = (
-    Shape(4096, 4096, 4096, "方阵 4096³（大 GEMM）", "方阵 4096³"),
-    Shape(512, 14336, 4096, "prefill 512 个 token × Llama-8B 的 up 投影", "prefill 512"),
-    Shape(2048, 2048, 512, "小的方阵（K 短）", "小方阵 K=512"),
-    Shape(16, 4096, 4096, "decode 批 16 × 4096² 的投影", "decode 16"),
+    Shape(4096, 4096, 4096, "square"),
+    Shape(512, 14336, 4096, "prefill512"),
+    Shape(2048, 2048, 512, "small-k"),
+    Shape(16, 4096, 4096, "decode16"),
 )
 
 
@@ -123,20 +128,15 @@ LLM_TOKENS = (1, 16, 64, 512, 4096)
 
 
 def llm_shapes(tokens=LLM_TOKENS) -> tuple[Shape, ...]:
-    """Every Llama-3-8B projection at every token count ``M``.
+    """Every Llama-3-8B projection at every token count ``M``, keyed by the projection's name.
 
     Examples
     --------
     >>> shapes = llm_shapes()
-    >>> len(shapes), shapes[0].mnk, shapes[0].short
-    (20, (1, 6144, 4096), 'QKV M=1')
+    >>> len(shapes), shapes[0]
+    (20, Shape(M=1, N=6144, K=4096, key='QKV'))
     """
-    out = []
-    for M in tokens:
-        phase = "decode 批" if M <= 64 else "prefill"
-        for name, N, K in LLAMA8B_PROJECTIONS:
-            out.append(Shape(M, N, K, f"{phase} {M} × Llama-8B 的 {name} 投影", f"{name} M={M}"))
-    return tuple(out)
+    return tuple(Shape(M, N, K, name) for M in tokens for name, N, K in LLAMA8B_PROJECTIONS)
 
 
 def study_shapes() -> tuple[Shape, ...]:
@@ -144,15 +144,15 @@ def study_shapes() -> tuple[Shape, ...]:
 
     The 20 :func:`llm_shapes` in their order, then the lecture shapes that are not among them,
     ``512 x 14336 x 4096`` and ``2048 x 2048 x 512``. The lecture's 4096^3 and decode-16 are the
-    O projection at ``M = 4096`` and ``16``: they stand in that place under their lecture names.
+    O projection at ``M = 4096`` and ``16``: they stand in that place under their lecture keys.
 
     Examples
     --------
     >>> shapes = study_shapes()
-    >>> len(shapes), len({s.mnk for s in shapes}), shapes[0].short, shapes[-1].mnk
-    (22, 22, 'QKV M=1', (2048, 2048, 512))
-    >>> [s.short for s in shapes if s.mnk in {(16, 4096, 4096), (4096, 4096, 4096)}]
-    ['decode 16', '方阵 4096³']
+    >>> len(shapes), len({s.mnk for s in shapes}), shapes[0].key, shapes[-1].mnk
+    (22, 22, 'QKV', (2048, 2048, 512))
+    >>> [s.key for s in shapes if s.mnk in {(16, 4096, 4096), (4096, 4096, 4096)}]
+    ['decode16', 'square']
     """
     lecture = {s.mnk: s for s in LECTURE_SHAPES}
     return tuple(lecture.pop(s.mnk, s) for s in llm_shapes()) + tuple(lecture.values())

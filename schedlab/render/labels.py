@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 from schedlab.core.hardware import Hardware, KiB
 from schedlab.core.knobs import SPACE, TRITON_NAMES
-from schedlab.core.shapes import LECTURE_SHAPES, Shape, as_mnk
+from schedlab.core.shapes import LECTURE_SHAPES, LLAMA8B_PROJECTIONS, Shape, as_mnk
 
 __all__ = [
     "launch_reason_label",
@@ -40,6 +40,7 @@ __all__ = [
     "SURROGATE_LABELS",
     "strategy_label",
     "cover_label",
+    "SHAPE_LABELS",
     "fmt_shape",
     "shape_name",
     "shape_short",
@@ -201,15 +202,48 @@ def fmt_shape(shape) -> str:
     return "×".join(map(str, as_mnk(shape)))
 
 
+#: :attr:`~schedlab.core.shapes.Shape.key` of a named shape -> (its long Chinese description, its
+#: short name for column headers): the lecture's four shapes and :data:`schedlab.studies.landscapes.MID_BOX_SHAPES`.
+SHAPE_LABELS = MappingProxyType(
+    {
+        "square": ("方阵 4096³（大 GEMM）", "方阵 4096³"),
+        "prefill512": ("prefill 512 个 token × Llama-8B 的 up 投影", "prefill 512"),
+        "small-k": ("小的方阵（K 短）", "小方阵 K=512"),
+        "decode16": ("decode 批 16 × 4096² 的投影", "decode 16"),
+        **{f"mid{M}": (f"批 {M} × 4096² 的投影（最优在旋钮盒子中间）", f"批 {M}") for M in (96, 128, 256)},
+    }
+)
+
+_PROJECTIONS = frozenset(name for name, _, _ in LLAMA8B_PROJECTIONS)
+
+
+def _shape_labels(shape: Shape) -> tuple[str, str]:
+    """(long name, short name) of a :class:`~schedlab.core.shapes.Shape` from its key.
+
+    A Llama-3-8B projection's key is its name (the phase and ``M`` join it); a key without a
+    label names the shape itself, and an empty one leaves ``M×N×K``.
+    """
+    if shape.key in SHAPE_LABELS:
+        return SHAPE_LABELS[shape.key]
+    if shape.key in _PROJECTIONS:
+        phase = "decode 批" if shape.M <= 64 else "prefill"
+        return f"{phase} {shape.M} × Llama-8B 的 {shape.key} 投影", f"{shape.key} M={shape.M}"
+    own = shape.key or fmt_shape(shape)
+    return own, own
+
+
 def shape_name(shape) -> str:
-    """The long Chinese description of a lecture shape, else ``M×N×K``.
+    """The long Chinese description of a :class:`~schedlab.core.shapes.Shape`, else ``M×N×K``.
 
     Examples
     --------
-    >>> shape_name(LECTURE_SHAPES[3]), shape_name((8, 8, 8))
-    ('decode 批 16 × 4096² 的投影', '8×8×8')
+    >>> from schedlab.core.shapes import llm_shapes
+    >>> shape_name(LECTURE_SHAPES[3]), shape_name(llm_shapes()[0]), shape_name((8, 8, 8))
+    ('decode 批 16 × 4096² 的投影', 'decode 批 1 × Llama-8B 的 QKV 投影', '8×8×8')
+    >>> shape_name(Shape(8, 8, 8, "mine"))
+    'mine'
     """
-    return shape.name if isinstance(shape, Shape) else fmt_shape(shape)
+    return _shape_labels(shape)[0] if isinstance(shape, Shape) else fmt_shape(shape)
 
 
 def shape_short(shape) -> str:
@@ -219,12 +253,13 @@ def shape_short(shape) -> str:
 
     Examples
     --------
+    >>> from schedlab.core.shapes import llm_shapes
     >>> [shape_short(s) for s in LECTURE_SHAPES]
     ['方阵 4096³', 'prefill 512', '小方阵 K=512', 'decode 16']
-    >>> shape_short((4096, 4096, 4096))
-    '4096×4096×4096'
+    >>> shape_short(llm_shapes()[-2]), shape_short((4096, 4096, 4096))
+    ('gate/up M=4096', '4096×4096×4096')
     """
-    return shape.short if isinstance(shape, Shape) else fmt_shape(shape)
+    return _shape_labels(shape)[1] if isinstance(shape, Shape) else fmt_shape(shape)
 
 
 def _lecture_shape(shape) -> Shape | None:
@@ -242,7 +277,7 @@ def lecture_short(shape) -> str:
     ('方阵 4096³', '8×8×8')
     """
     known = _lecture_shape(shape)
-    return fmt_shape(shape) if known is None else known.short
+    return fmt_shape(shape) if known is None else shape_short(known)
 
 
 def lecture_name(shape) -> str:
@@ -254,7 +289,7 @@ def lecture_name(shape) -> str:
     ('prefill 512（512×14336×4096）', '8×8×8')
     """
     dims, known = fmt_shape(shape), _lecture_shape(shape)
-    return dims if known is None or known.short == dims else f"{known.short}（{dims}）"
+    return dims if known is None else f"{shape_short(known)}（{dims}）"
 
 
 def launch_reason_label(reason, hw: Hardware) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from schedlab.core.checks import check_real, is_integer
-from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS
+from schedlab.render.labels import FEATURE_SET_LABELS, METHOD_LABELS, MODEL_LABELS, SPLIT_LABELS, shape_short
 from schedlab.render.table import MISSING, Table, fmt_percent, fmt_ratio
 from schedlab.tuning.features import FEATURE_SETS
 from schedlab.tuning.learned import METHODS, TOP_K, CrossValidation
@@ -49,7 +49,7 @@ def regret_table(cv: CrossValidation, k: int = 1) -> Table:
     for method in METHODS:
         regrets = cv.regrets(method, k)
         worst = int(regrets.argmax())
-        where = cv.results[worst].name if regrets[worst] > 1.0 else MISSING
+        where = shape_short(cv.results[worst].given) if regrets[worst] > 1.0 else MISSING
         rows.append(
             (
                 METHOD_LABELS[method],

@@ -30,9 +30,9 @@ __all__ = ["MID_BOX_SHAPES", "good_set", "distinct_landscapes", "optimum_at_box_
 #: Shapes whose optimum lies inside the pruned knob box (mid-size batches), found by scanning
 #: M x N x K grids for optima off every corner (tests/test_landscapes.py checks each).
 MID_BOX_SHAPES = (
-    Shape(96, 4096, 4096, "批 96 × 4096² 的投影（最优在旋钮盒子中间）", "批 96"),
-    Shape(128, 4096, 4096, "批 128 × 4096² 的投影（最优在旋钮盒子中间）", "批 128"),
-    Shape(256, 4096, 4096, "批 256 × 4096² 的投影（最优在旋钮盒子中间）", "批 256"),
+    Shape(96, 4096, 4096, "mid96"),
+    Shape(128, 4096, 4096, "mid128"),
+    Shape(256, 4096, 4096, "mid256"),
 )
 
 _TIE = 1 + 1e-9  # time / best at or below this is "as fast as the best"

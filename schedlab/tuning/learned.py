@@ -186,7 +186,7 @@ class HeldOut:
     """One held-out shape: each method's picks and regrets; the model's log-time RMSE on it."""
 
     shape: tuple[int, int, int]
-    name: str
+    given: Shape | tuple[int, int, int]  # the shape as given (a Shape keeps its key for the labels)
     fold: str
     train_shapes: tuple[tuple[int, int, int], ...]
     best: GemmConfig
@@ -322,7 +322,7 @@ def cross_validate(
             results.append(
                 HeldOut(
                     shape=land.shape,
-                    name=s.short if isinstance(s, Shape) else "×".join(map(str, land.shape)),
+                    given=s if isinstance(s, Shape) else land.shape,
                     fold=group,
                     train_shapes=regression.train_shapes,
                     best=land.best,
