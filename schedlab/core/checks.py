@@ -24,7 +24,7 @@ import math
 import numbers
 from collections.abc import Iterable
 
-__all__ = ["is_integer", "is_number", "check_int", "check_number", "check_real", "check_sequence"]
+__all__ = ["is_integer", "is_number", "is_finite_number", "check_int", "check_number", "check_real", "check_sequence"]
 
 
 def is_integer(value) -> bool:
@@ -35,6 +35,23 @@ def is_integer(value) -> bool:
 def is_number(value) -> bool:
     """Whether ``value`` is a real number (Python or numpy, integer or floating) and not a ``bool``."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+def is_finite_number(value) -> bool:
+    """Whether ``value`` is a real number (:func:`is_number`) that is finite as a float: an integer too
+    large for a float (``10**400``, which ``math.isfinite`` cannot take) is not.
+
+    Examples
+    --------
+    >>> is_finite_number(2), is_finite_number(float("nan")), is_finite_number(10**400), is_finite_number(True)
+    (True, False, False, False)
+    """
+    if not is_number(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _bounds(minimum, maximum) -> str:
@@ -81,10 +98,13 @@ def check_number(name: str, value, minimum: float | None = None, maximum: float 
     Traceback (most recent call last):
     ...
     ValueError: alpha must be a finite number >= 0, got -1.0
+    >>> check_number("noise", 10**400)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: noise must be a finite number, got 1000...
     """
     if (
-        not is_number(value)
-        or not math.isfinite(value)
+        not is_finite_number(value)
         or (minimum is not None and value < minimum)
         or (maximum is not None and value > maximum)
     ):

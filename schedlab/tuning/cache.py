@@ -27,12 +27,12 @@ a tuning run from such a file with no GPU: a configuration's "measurement" is a 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 
+from schedlab.core.checks import is_finite_number
 from schedlab.core.files import MAX_INPUT_BYTES, InputFileError, read_input, write_atomically
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import SPACE, TRITON_NAMES, all_configs
@@ -67,13 +67,7 @@ def _load_json(path: Path, max_bytes: int):
 
 
 def _is_time(x) -> bool:
-    if not isinstance(x, (int, float)) or isinstance(x, bool):
-        return False
-    try:
-        x = float(x)  # an integer of 400 digits is no time (OverflowError)
-    except OverflowError:
-        return False
-    return math.isfinite(x) and x > 0
+    return is_finite_number(x) and x > 0  # an integer of 400 digits is no time
 
 
 def read_cache(path, max_bytes: int = MAX_INPUT_BYTES, progress=None) -> MeasuredLandscape:
