@@ -273,7 +273,8 @@ def fmt_ratio(ratio, decimals: int = 2) -> str:
 
 def fmt_percent(fraction, decimals: int | None = 0) -> str:
     """A fraction as a percentage: rounded to ``decimals`` places, or with ``decimals=None`` a setting
-    shown as given (six significant digits, no trailing zeros). Every percentage printed goes through here.
+    shown as given (six significant digits, no trailing zeros). Every percentage printed goes through here
+    (:func:`fmt_share` only chooses the decimals).
 
     Examples
     --------
@@ -302,10 +303,11 @@ def fmt_share(fraction, decimals: int = 0) -> str:
     if not math.isfinite(x):
         return MISSING
     for d in range(decimals, 7):
-        text = f"{100 * x:.{d}f}"
-        if (float(text) != 0 or x == 0) and (float(text) != 100 or x == 1):
-            return f"{text}%"
-    return f"<{10**-6:.6f}%" if x < 0.5 else f">{100 - 10**-6:.6f}%"
+        text = fmt_percent(x, d)
+        shown = float(text[:-1])
+        if (shown != 0 or x == 0) and (shown != 100 or x == 1):
+            return text
+    return "<" + fmt_percent(1e-8, 6) if x < 0.5 else ">" + fmt_percent(1 - 1e-8, 6)
 
 
 def fmt_interval(iv: Interval, percent: bool = False) -> str:
