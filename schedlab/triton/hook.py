@@ -336,9 +336,10 @@ class Pruner:
     def __post_init__(self):
         gpu = self.gpu
         if gpu is None:
-            gpu = gpu_of_device(self.device())
+            found = self.device()
+            gpu = gpu_of_device(found)
             if gpu is None:
-                message = f"schedlab has no profile of this GPU ({self.device()}); configs are kept unpruned"
+                message = f"schedlab has no profile of this GPU ({found}); configs are kept unpruned"
                 if self.strict:
                     raise ValueError(message)
                 warnings.warn(message, stacklevel=3)
