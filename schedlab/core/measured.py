@@ -42,6 +42,7 @@ __all__ = [
     "MAX_CONFIGS",
     "MeasuredLandscape",
     "problem_size_of",
+    "row_keys",
     "duplicate_row",
     "save_compact",
     "load_compact",
@@ -78,6 +79,19 @@ def problem_size_of(value, source) -> tuple:
     raise InputFileError(f"{source}: problem_size must be an integer, a list of integers or null, got {text}")
 
 
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """Each row of the 2-D integer array ``rows`` as one bytes key (big-endian, so the keys sort as the rows do).
+
+    Examples
+    --------
+    >>> keys = row_keys(np.array([[1, 0], [0, 2], [0, 1]]))
+    >>> np.argsort(keys).tolist(), bool(keys[0] == row_keys(np.array([[1, 0]]))[0])
+    ([2, 1, 0], True)
+    """
+    rows = np.ascontiguousarray(rows, dtype=">i8")
+    return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+
+
 def duplicate_row(rows: np.ndarray) -> int | None:
     """The index of a row of the 2-D integer array ``rows`` that repeats an earlier one, or ``None``.
 
@@ -86,7 +100,7 @@ def duplicate_row(rows: np.ndarray) -> int | None:
     >>> duplicate_row(np.array([[0, 1], [1, 0], [0, 1]])), duplicate_row(np.zeros((0, 3), int))
     (2, None)
     """
-    keys = np.ascontiguousarray(rows, dtype=">i8").view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+    keys = row_keys(rows)
     _, first = np.unique(keys, return_index=True)
     if len(first) == len(keys):
         return None

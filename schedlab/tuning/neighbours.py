@@ -25,6 +25,7 @@ from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware
 from schedlab.core.knobs import SPACE, knob_positions
 from schedlab.core.launch import launchable
+from schedlab.core.measured import row_keys
 
 __all__ = [
     "KNOB_SIZES",
@@ -78,7 +79,7 @@ class NeighbourTables:
         shape = positions.shape[:-1]
         rows = positions.reshape(-1, self.n_knobs)
         inside = ((rows >= 0) & (rows < np.array(self.sizes))).all(axis=1)
-        keys = _row_keys(np.where(inside[:, None], rows, 0))
+        keys = row_keys(np.where(inside[:, None], rows, 0))
         at = np.minimum(np.searchsorted(self.sorted_keys, keys), self.n - 1)
         found = inside & (self.sorted_keys[at] == keys)
         return np.where(found, self.sorted_index[at], -1).reshape(shape)
@@ -92,17 +93,11 @@ def neighbour_tables(hw: Hardware) -> NeighbourTables:
     return grid_tables(knob_positions(values), KNOB_SIZES, values)
 
 
-def _row_keys(rows: np.ndarray) -> np.ndarray:
-    """Each row of knob positions as one bytes key (big-endian, so bytes order is the rows' order)."""
-    rows = np.ascontiguousarray(rows, dtype=">i8")
-    return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
-
-
 def _line_order(knobs: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
     """The configs sorted by their line along knob ``j`` (every other knob), then by knob ``j``; and where lines start."""
     moved = np.concatenate([np.delete(knobs, j, axis=1), knobs[:, j : j + 1]], axis=1)
-    order = np.argsort(_row_keys(moved), kind="stable")
-    others = _row_keys(moved[order, :-1]) if knobs.shape[1] > 1 else np.zeros(len(order), dtype="V1")
+    order = np.argsort(row_keys(moved), kind="stable")
+    others = row_keys(moved[order, :-1]) if knobs.shape[1] > 1 else np.zeros(len(order), dtype="V1")
     starts = np.flatnonzero(np.concatenate([[True], others[1:] != others[:-1]])) if len(order) else np.zeros(0, int)
     return order, starts
 
@@ -130,7 +125,7 @@ def grid_tables(knobs: np.ndarray, sizes, values: np.ndarray | None = None) -> N
     if ((knobs < 0) | (knobs >= np.array(sizes))).any():
         raise ValueError("knobs holds a position outside its knob's values")
     n = len(knobs)
-    keys = _row_keys(knobs)
+    keys = row_keys(knobs)
     sorted_index = np.argsort(keys, kind="stable")
     sorted_keys = keys[sorted_index]
     if n > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
