@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from schedlab.core.stats import sign_test
+from schedlab.core.stats import clopper_pearson, sign_test
 from schedlab.studies import statistics
 
 
@@ -34,7 +34,7 @@ def test_nonoverlap_of_two_95_percent_intervals_is_a_much_smaller_p_value():
 def test_clopper_pearson_is_the_beta_quantiles(kn):
     """The exact interval's ends are Beta quantiles: Beta(a/2; k, n-k+1) and Beta(1-a/2; k+1, n-k)."""
     k, n = kn
-    low, high = statistics.clopper_pearson(k, n)
+    low, high = clopper_pearson(k, n)
     expected_low = 0.0 if k == 0 else scipy_stats.beta.ppf(0.025, k, n - k + 1)
     expected_high = 1.0 if k == n else scipy_stats.beta.ppf(0.975, k + 1, n - k)
     assert low == pytest.approx(expected_low, abs=1e-9) and high == pytest.approx(expected_high, abs=1e-9)
@@ -43,7 +43,7 @@ def test_clopper_pearson_is_the_beta_quantiles(kn):
 
 def test_clopper_pearson_rejects_bad_counts():
     with pytest.raises(ValueError, match="successes"):
-        statistics.clopper_pearson(11, 10)
+        clopper_pearson(11, 10)
 
 
 def _holm_by_adjusted_p(p, alpha):

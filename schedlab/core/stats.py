@@ -48,12 +48,13 @@ from typing import NamedTuple
 import numpy as np
 import scipy.stats
 
-from schedlab.core.checks import is_integer
+from schedlab.core.checks import check_int, is_integer
 
 __all__ = [
     "Interval",
     "order_statistic",
     "quantile_interval",
+    "clopper_pearson",
     "reach_interval",
     "trials_interval",
     "SignTest",
@@ -166,10 +167,28 @@ def quantile_interval(x, q: float = 0.5, level: float = 0.95) -> Interval:
     return Interval(float(order_statistic(a, q)), low, math.inf if math.isnan(high) else high)
 
 
+def clopper_pearson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper--Pearson) interval of a share: ``successes`` of ``n`` (``scipy.stats.binomtest``).
+
+    Examples
+    --------
+    >>> [round(x, 3) for x in clopper_pearson(35, 50)]
+    [0.554, 0.821]
+    >>> clopper_pearson(0, 10)[0], clopper_pearson(10, 10)[1]
+    (0.0, 1.0)
+    """
+    n = check_int("n", n, minimum=1)
+    successes = check_int("successes", successes, minimum=0)
+    if successes > n:
+        raise ValueError(f"successes must be at most n = {n}, got {successes}")
+    ci = scipy.stats.binomtest(successes, n).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
 def reach_interval(trials, level: float = 0.95) -> Interval:
     """The share of finite ``trials`` (seeds that got there) with its exact Clopper--Pearson interval.
 
-    ``scipy.stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")``: with ``k``
+    :func:`clopper_pearson` (``scipy.stats.binomtest(k, n).proportion_ci(method="exact")``): with ``k``
     of ``n`` seeds there, the interval holds every share ``p`` for which ``k`` is not in either
     ``(1 - level) / 2`` tail of the binomial distribution ``B(n, p)``; for ``k = n`` its lower end is
     ``((1 - level) / 2) ** (1 / n)``.
@@ -186,8 +205,7 @@ def reach_interval(trials, level: float = 0.95) -> Interval:
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     k, n = int(np.isfinite(a).sum()), len(a)
-    ci = scipy.stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
-    return Interval(k / n, float(ci.low), float(ci.high))
+    return Interval(k / n, *clopper_pearson(k, n, level))
 
 
 def trials_interval(trials) -> Interval:

@@ -43,7 +43,6 @@ __all__ = [
     "square_comparison",
     "familywise_error",
     "nonoverlap_p_value",
-    "clopper_pearson",
     "MedianRanks",
     "median_ranks",
     "PairTest",
@@ -114,24 +113,6 @@ def nonoverlap_p_value(level: float = 0.95) -> float:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     z = scipy_stats.norm.ppf(1 - (1 - level) / 2)
     return float(2 * scipy_stats.norm.sf(np.sqrt(2) * z))
-
-
-def clopper_pearson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper--Pearson) interval of a share: ``successes`` of ``n`` (``scipy.stats.binomtest``).
-
-    Examples
-    --------
-    >>> [round(x, 3) for x in clopper_pearson(35, 50)]
-    [0.554, 0.821]
-    >>> clopper_pearson(0, 10)[0], clopper_pearson(10, 10)[1]
-    (0.0, 1.0)
-    """
-    n = check_int("n", n, minimum=1)
-    successes = check_int("successes", successes, minimum=0)
-    if successes > n:
-        raise ValueError(f"successes must be at most n = {n}, got {successes}")
-    ci = scipy_stats.binomtest(successes, n).proportion_ci(confidence_level=level, method="exact")
-    return float(ci.low), float(ci.high)
 
 
 class MedianRanks(NamedTuple):
