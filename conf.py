@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))  # sphinx_upstream_fixes: workarounds for open Sphinx bugs
+from schedlab.render.wrap import display_width  # noqa: E402  (a CJK character two columns, as the console counts)
 
 # -- Project ----------------------------------------------------------------------------
 project = "GPU 矩阵乘法的调度空间"
@@ -259,12 +260,7 @@ def _gather_solutions_at_chapter_ends(app, doctree, docname):
         chapter += gathered
 
 
-def _display_width(text: str) -> int:
-    """Columns ``text`` takes in a monospaced count: a CJK character two, anything else one."""
-    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in text)
-
-
-#: What one line of a PDF table holds, in _display_width units (footnotesize on the A4 text width), and what
+#: What one line of a PDF table holds, in display_width units (footnotesize on the A4 text width), and what
 #: each column's padding takes of it.
 PDF_LINE_WIDTH = 80
 PDF_COLUMN_PADDING = 3
@@ -273,7 +269,7 @@ PDF_COLUMN_PADDING = 3
 def _unbreakable_width(word: str) -> int:
     """The widest run of ``word`` LaTeX cannot break: xeCJK breaks between CJK characters, not inside "4096×4096"."""
     runs = re.split(r"[\u2e80-\uffff]", word)
-    return max(max((_display_width(run) for run in runs), default=0), 4 if word else 0)  # at least two CJK characters
+    return max(max((display_width(run) for run in runs), default=0), 4 if word else 0)  # at least two CJK characters
 
 
 def _column_widths(words: list[int], wants: list[int]) -> list[int]:
@@ -320,7 +316,7 @@ def _fit_tables_to_the_page(app, doctree, docname):
             for i, entry in enumerate(entries):
                 text = " ".join(entry.astext().split())
                 words[i] = max(words[i], *(_unbreakable_width(w) for w in text.split(" ")))
-                wants[i] = max(wants[i], min(_display_width(text), 40))
+                wants[i] = max(wants[i], min(display_width(text), 40))
         else:
             for colspec, width in zip(colspecs, _column_widths(words, wants)):
                 colspec["colwidth"] = width + PDF_COLUMN_PADDING  # Sphinx takes the padding out of each column's share
