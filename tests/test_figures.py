@@ -24,14 +24,15 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-from schedlab.core.hardware import H100_TC, KiB
+from schedlab.core.compiler_record import read_record
+from schedlab.core.hardware import H100_TC, PROFILES, KiB
 from schedlab.core.knobs import SPACE, GemmConfig
 from schedlab.core.landscape import landscape
 from schedlab.core.launch import reasons, static_valid
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.figures.landscape import landscape_cdf
-from schedlab.figures.model import breakdown_chart
+from schedlab.figures.model import breakdown_chart, registers_chart
 from schedlab.figures.sensitivity import sensitivity_chart
 from schedlab.figures.shapes import roofline, transfer_heatmap
 from schedlab.figures.space import REASON_STYLE, launch_map
@@ -64,6 +65,7 @@ BUILDERS = {
     "roofline": lambda: roofline(transfer()),
     "breakdown_chart": lambda: breakdown_chart(explain(transfer().optima[0], *SQUARE)),
     "breakdown_chart_one_stage": lambda: breakdown_chart(explain(GemmConfig(256, 128, 32, 8, 1, 1), *SQUARE)),
+    "registers_chart": lambda: registers_chart(PROFILES["h100-sxm"], lecture_base=H100_TC.base_regs_per_thread),
 }
 
 
@@ -405,6 +407,20 @@ def test_breakdown_bars_equal_terms(shape, cfg, close):
     assert any("瓶颈" in s for s in text_at(ax, *_label_pos(ax, k)))
     step = [line for line in ax.lines if len(set(np.atleast_1d(line.get_xdata()))) == 1]
     assert step[0].get_xdata()[0] == pytest.approx(b.t_step_s * 1e9)
+
+
+def test_registers_chart_plots_one_dot_per_compiled_tile_at_its_registers(close):
+    # the dots are the compiler's record (schedlab/data/triton-registers.csv), read here without the model
+    fig = registers_chart(PROFILES["h100-sxm"], lecture_base=40)
+    close(fig)
+    (ax,) = fig.axes
+    expected = {}
+    for row in read_record():
+        if row.cc == 90:
+            expected.setdefault(row.warps, []).append(row.registers)
+    drawn = {int(c.get_label().split()[0]): sorted(c.get_offsets()[:, 1].tolist()) for c in ax.collections}
+    assert drawn == {warps: sorted(regs) for warps, regs in expected.items()}
+    assert "讲义的估计：累加器 + 40" in [t.get_text() for t in ax.get_legend().get_texts()]
 
 
 def _label_pos(ax, k):

@@ -59,7 +59,8 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
     - no ``mma`` rule: ``warpsPerTileV2`` / ``warpsPerTileV3`` (:func:`triton_warps_per_tile`) lay
       out any warp count on any tile;
     - no ``registers`` rule: ptxas caps a thread at 255 registers and spills the rest to local
-      memory, so the kernel runs, slowly (:func:`occupancy` counts the capped registers);
+      memory, so the kernel runs, slowly (:func:`occupancy` reads the registers the compiler reported:
+      :mod:`schedlab.core.compiler_record`);
     - ``occupancy`` as above.
 
     Examples

@@ -49,6 +49,12 @@ H100_SOURCES = {
     "registers per thread, stages x (BM + BN) x BK x 2 bytes of shared memory",
 }
 
+#: What ``base_regs_per_thread`` is under Triton's rules: not read (the registers are the compiler's).
+_TRITON_REGISTERS = (
+    "Not read under Triton's rules: registers and spills per thread are what Triton 3.9.0 compiled for each "
+    "configuration (tutorial 03's kernel; schedlab/data/triton-registers.csv, schedlab.core.compiler_record)"
+)
+
 #: Source of ``launch_rules`` for a profile that Triton compiles for compute capability 9.0 (Hopper).
 _TRITON_SM90_RULES = (
     "Triton's compiler for sm_90 (read from triton-lang/triton, checked by compiling with Triton 3.9.0): "
@@ -153,6 +159,7 @@ _H100_SXM_SOURCES = {
     "medians of measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS "
     "on the H100, 226 on the A100); agreement with those medians is therefore no check of the model",
     "launch_rules": _TRITON_SM90_RULES,
+    "base_regs_per_thread": _TRITON_REGISTERS,
 }
 
 _A100_SOURCES = {
@@ -197,6 +204,7 @@ _A100_SOURCES = {
     "epilogue_smem_passes": _H100_SXM_SOURCES["epilogue_smem_passes"],
     "resident_blocks_overlap": _H100_SXM_SOURCES["resident_blocks_overlap"],
     "pipeline_overlap": _H100_SXM_SOURCES["pipeline_overlap"],
+    "base_regs_per_thread": _TRITON_REGISTERS,
     "launch_rules": "Triton's compiler for sm_80 (read from triton-lang/triton, checked by compiling with Triton "
     "3.9.0): warpsPerTileV2 lays out any warp count (AccelerateMatmul.cpp), ptxas spills past 255 registers, "
     "lowerLoads allocates stages - 1 buffers (Pipeliner/LowerLoops.cpp); only CompiledKernel._init_handles's "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedlab.core.compiler_record import compiled_resources
 from schedlab.core.hardware import Hardware
 from schedlab.core.knobs import SPACE, WARP_GRID
 
@@ -18,7 +19,9 @@ __all__ = [
     "triton_warps_per_tile",
     "pipeline_buffers",
     "pipeline_smem_bytes",
+    "reserved_smem_bytes",
     "accumulator_registers",
+    "registers_per_thread",
     "spilled_registers",
     "occupancy",
 ]
@@ -124,8 +127,13 @@ def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
 
     :func:`pipeline_buffers` buffers, each holding an A tile (``bm x bk``) and a B tile (``bk x bn``).
     Arguments broadcast (ints or integer arrays); the runtime's per-block reservation is not
-    included. (Under Triton the epilogue's layout conversion reuses the freed buffers; it needs at
-    most the FP16 tile of C, ``256 x 256 x 2`` bytes = 128 KiB, under every profile's limit.)
+    included. Under Triton's rules an operand tile smaller than two elements per thread is not
+    pipelined and keeps one buffer: ``isPipeliningBeneficial`` in
+    ``lib/Dialect/TritonGPU/Transforms/Pipeliner/AssignLatencies.cpp`` drops loads that
+    ``canBeConvertedToAsyncLoad`` rejects, ``cp.async`` copying at least 32 bits per thread (two FP16
+    elements); e.g. the 16 x 16 tiles of 16 x 16 x 16 with 8 warps (256 threads, one element each).
+    (Under Triton the epilogue's layout conversion reuses the freed buffers; it needs at most the FP16
+    tile of C, ``256 x 256 x 2`` bytes = 128 KiB, under every profile's limit.)
 
     Examples
     --------
@@ -134,8 +142,16 @@ def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
     96
     >>> int(pipeline_smem_bytes(64, 128, 128, 4, 4, A100_SXM4)) // 1024  # 3 buffers on Ampere
     144
+    >>> int(pipeline_smem_bytes(16, 32, 16, 8, 3, A100_SXM4))  # A (16 x 16) in one buffer, B (16 x 32) in two
+    2560
     """
-    return pipeline_buffers(bm, bn, warps, stages, hw) * (bm + bn) * bk * hw.bytes_per_element
+    buffers = pipeline_buffers(bm, bn, warps, stages, hw)
+    if hw.launch_rules == "seed":
+        return buffers * (bm + bn) * bk * hw.bytes_per_element
+    min_elements = 4 // hw.bytes_per_element * np.asarray(warps) * hw.warp_size  # cp.async's 4 bytes per thread
+    buffers_a = np.where(np.asarray(bm) * bk >= min_elements, buffers, 1)
+    buffers_b = np.where(np.asarray(bn) * bk >= min_elements, buffers, 1)
+    return (buffers_a * bm + buffers_b * bn) * bk * hw.bytes_per_element
 
 
 def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
@@ -153,42 +169,86 @@ def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     return np.maximum(bm // wy, hw.mma_m) * np.maximum(bn // wx, hw.mma_n) // hw.warp_size
 
 
-def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
-    """Registers per thread that ptxas spills to local memory, for an ``(n, 5+)`` config array.
+def registers_per_thread(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Registers one thread of an ``(n, 5+)`` config array's blocks holds (before the allocation unit).
 
-    ``max(0, accumulator + base_regs_per_thread - max_regs_per_thread)`` under Triton's rules,
-    whose kernels spill rather than fail; 0 under the seed's, which refuse such configurations.
-    Compiling the tutorial kernel with Triton 3.9.0 for sm_90 shows it: 256 x 256 with 8 warps
-    (256 accumulator registers) reports 255 registers and a 1024-byte stack frame.
+    - ``"seed"`` rules: the seed lecture's account, :func:`accumulator_registers` plus
+      ``hw.base_regs_per_thread``.
+    - Triton's rules: what Triton's compiler reported for the configuration
+      (:func:`~schedlab.core.compiler_record.compiled_resources`: tutorial 03's kernel compiled by Triton
+      3.9.0 for sm_80 or sm_90), at most ``max_regs_per_thread``. Beside the accumulator a Triton
+      matmul holds operand fragments, load addresses and pipeline state: 64 x 64 x 64 with 2 warps
+      compiles to 204 registers for an accumulator of 64.
 
     Examples
     --------
     >>> from schedlab.core.hardware import A100_SXM4, H100_TC
     >>> from schedlab.core.knobs import GemmConfig, config_array
-    >>> arr = config_array([GemmConfig(128, 256, 64, 4, 3, 8)])
-    >>> int(spilled_registers(arr, A100_SXM4)[0]), int(spilled_registers(arr, H100_TC)[0])
-    (41, 0)
+    >>> arr = config_array([GemmConfig(64, 64, 64, 2, 3, 8), GemmConfig(128, 128, 32, 4, 4, 8)])
+    >>> registers_per_thread(arr, H100_TC).tolist(), registers_per_thread(arr, A100_SXM4).tolist()
+    ([104, 168], [205, 250])
+    """
+    if hw.launch_rules == "seed":
+        return accumulator_registers(arr, hw) + hw.base_regs_per_thread
+    return np.minimum(compiled_resources(arr, hw.launch_rules)[0], hw.max_regs_per_thread)
+
+
+def reserved_smem_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Shared memory one block of an ``(n, 5+)`` config array reserves (the runtime's per-block share apart).
+
+    The pipeline's buffers (:func:`pipeline_smem_bytes`); under Triton's rules the larger of them and what
+    the compiler reserved (:func:`~schedlab.core.compiler_record.compiled_resources`), where the epilogue's
+    conversion of the accumulator's layout can need more than a short pipeline: e.g. 128 x 128 x 16 with
+    4 warps and 2 stages reserves 16384 bytes on Ampere, its pipeline's one buffer 8192.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(128, 128, 16, 4, 2, 8)])
+    >>> int(pipeline_smem_bytes(128, 128, 16, 4, 2, A100_SXM4)), int(reserved_smem_bytes(arr, A100_SXM4)[0])
+    (8192, 16384)
+    """
+    pipeline = pipeline_smem_bytes(*(arr[:, j] for j in range(5)), hw)
+    if hw.launch_rules == "seed":
+        return pipeline
+    return np.maximum(pipeline, compiled_resources(arr, hw.launch_rules)[2])
+
+
+def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Registers per thread that ptxas spills to local memory, for an ``(n, 5+)`` config array.
+
+    Under Triton's rules, whose kernels spill rather than fail: the stack frame the compiler reported
+    (:func:`~schedlab.core.compiler_record.compiled_resources`) in 4-byte registers; 0 under the seed's,
+    which refuse such configurations. E.g. 128 x 256 x 64 with 4 warps and 3 stages (256 accumulator
+    registers) compiles to 255 registers and a 1616-byte stack frame for sm_80, 792 bytes for sm_90.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_SXM
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(128, 256, 64, 4, 3, 8), GemmConfig(128, 128, 64, 4, 3, 8)])
+    >>> spilled_registers(arr, A100_SXM4).tolist(), spilled_registers(arr, H100_SXM).tolist()
+    ([404, 0], [198, 0])
     """
     if hw.launch_rules == "seed":
         return np.zeros(len(arr), dtype=np.int64)
-    return np.maximum(accumulator_registers(arr, hw) + hw.base_regs_per_thread - hw.max_regs_per_thread, 0)
+    return compiled_resources(arr, hw.launch_rules)[1] // 4
 
 
 def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
-    """(wy, wx, registers per thread, pipeline bytes, resident blocks per SM) of an ``(n, 5+)`` config array.
+    """(wy, wx, registers per thread, shared bytes, resident blocks per SM) of an ``(n, 5+)`` config array.
 
     ``(wy, wx)`` is the seed's warp grid (:data:`WARP_GRID`), the one the model's shared-memory term
-    reads. Registers are :func:`accumulator_registers` plus ``base_regs_per_thread``, rounded up to
-    the allocation unit; under Triton's rules at most ``max_regs_per_thread`` (ptxas spills the rest).
+    reads. Registers are :func:`registers_per_thread`, rounded up to the allocation unit; shared memory
+    :func:`reserved_smem_bytes`.
     """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     wy, wx = warp_grid(warps)
     threads = warps * hw.warp_size
-    regs = accumulator_registers(arr, hw) + hw.base_regs_per_thread
-    if hw.launch_rules != "seed":
-        regs = np.minimum(regs, hw.max_regs_per_thread)
+    regs = registers_per_thread(arr, hw)
     regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
-    smem = pipeline_smem_bytes(bm, bn, bk, warps, stages, hw)
+    smem = reserved_smem_bytes(arr, hw)
     by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
     by_regs = hw.regs_per_sm // (regs * threads)
     by_threads = hw.max_threads_per_sm // threads

@@ -1,15 +1,19 @@
-"""Figures of the model page: where one configuration's time goes (:func:`schedlab.core.model.explain`)."""
+"""Figures of the model page: where one configuration's time goes (:func:`schedlab.core.model.explain`), and
+the registers Triton's compiler gives a configuration against the lecture's account."""
 
 from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from schedlab.core.hardware import Hardware
+from schedlab.core.launch import launchable
 from schedlab.core.model import TERMS, Breakdown
+from schedlab.core.resources import accumulator_registers, registers_per_thread
 from schedlab.figures.style import new_figure, text_color
 from schedlab.render.labels import TERM_LABELS
 
-__all__ = ["breakdown_chart"]
+__all__ = ["breakdown_chart", "registers_chart"]
 
 
 # --- one configuration: where its time goes ---------------------------------------------
@@ -83,4 +87,50 @@ def breakdown_chart(breakdown: Breakdown) -> Figure:
         f"{breakdown.waves} 波 × {breakdown.k_steps} 步，每 SM {breakdown.blocks_per_sm} 块",
         fontsize=10,
     )
+    return fig
+
+
+# --- registers: the compiler's record against the lecture's account -----------------------------------
+
+
+def registers_chart(hw: Hardware, lecture_base: int) -> Figure:
+    """Registers per thread Triton compiled (y) against the accumulator's (x), one dot per launchable tile on ``hw``.
+
+    Dots are coloured by num_warps; a dashed line is the lecture's account, the accumulator plus
+    ``lecture_base``; a dotted line the most a thread may hold (``hw.max_regs_per_thread``: above it
+    ptxas spills). Configurations differing only in GROUP_M are one dot.
+
+    Parameters
+    ----------
+    hw : Hardware
+        A profile under Triton's rules (its registers come from
+        :func:`schedlab.core.compiler_record.compiled_resources`).
+    lecture_base : int
+        The lecture's registers besides the accumulator (``H100_TC.base_regs_per_thread``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; ``ax.collections`` holds one scatter per warp count, in increasing order.
+    """
+    arr = np.unique(launchable(hw).array[:, :5], axis=0)
+    arr = np.column_stack([arr, np.ones(len(arr), dtype=arr.dtype)])
+    acc = accumulator_registers(arr, hw)
+    regs = registers_per_thread(arr, hw)
+    fig = new_figure(0.62)
+    ax = fig.subplots()
+    for i, warps in enumerate(sorted(set(arr[:, 3].tolist()))):
+        at = arr[:, 3] == warps
+        ax.scatter(acc[at], regs[at], s=14, alpha=0.55, color=f"C{i}", label=f"{warps} 个 warp", linewidths=0)
+    xs = np.array([float(acc.min()), float(acc.max())])
+    ax.plot(xs, np.minimum(xs + lecture_base, hw.max_regs_per_thread), "--", color="#444444", linewidth=1.2,
+            label=f"讲义的估计：累加器 + {lecture_base}")  # fmt: skip
+    ax.axhline(hw.max_regs_per_thread, color="#777777", linestyle=":", linewidth=1.0)
+    ax.text(xs[0], hw.max_regs_per_thread + 4, f"每线程上限 {hw.max_regs_per_thread}，再多就溢出", fontsize=9,
+            color="#444444", va="bottom")  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, hw.max_regs_per_thread + 30)
+    ax.set_xlabel("每线程的累加器寄存器（个，对数轴）")
+    ax.set_ylabel("编译出来的寄存器（个）")
+    ax.legend(loc="lower right", fontsize=9)
     return fig

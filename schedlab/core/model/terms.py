@@ -147,8 +147,8 @@ class Tiling:
     warp_cols: np.ndarray  # columns of C one warp computes: bn / wx
     rows: np.ndarray  # real (unpadded) rows of the busiest block: min(bm, M)
     cols: np.ndarray  # real columns of the busiest block: min(bn, N)
-    regs_per_thread: np.ndarray  # accumulator and base registers, rounded up to the allocation unit
-    smem_bytes: np.ndarray  # the pipeline's shared memory per block (pipeline_smem_bytes), reservation excluded
+    regs_per_thread: np.ndarray  # resources.registers_per_thread, rounded up to the allocation unit
+    smem_bytes: np.ndarray  # resources.reserved_smem_bytes: per block, the runtime's share excluded
     blocks_per_sm: np.ndarray  # resident blocks per SM (occupancy); 0 when one block does not fit
     per_wave: np.ndarray  # blocks per wave: n_sm * max(blocks_per_sm, 1)
     waves: np.ndarray  # ceil(blocks / per_wave)
@@ -166,8 +166,9 @@ def blocks_per_sm(arr: np.ndarray, hw: Hardware | None = None) -> np.ndarray:
     Notes
     -----
     ``r = min(smem_per_sm // (smem + reserved), regs_per_sm // (regs * 32 * warps),
-    max_threads // (32 * warps), max_blocks)`` where ``regs`` is the accumulator's
-    ``wm * wn / 32 + 40`` registers per thread rounded up to the allocation unit.
+    max_threads // (32 * warps), max_blocks)`` where ``regs`` is
+    :func:`~schedlab.core.resources.registers_per_thread` rounded up to the allocation unit: the
+    seed's ``wm * wn / 32 + 40`` under its rules, what Triton's compiler reported under Triton's.
     Zero for a configuration that does not fit one block.
     """
     return occupancy(config_array(arr), check_hardware(hw))[-1]

@@ -1,0 +1,131 @@
+"""Registers and stack per thread as Triton's compiler reported them, for every configuration it can launch.
+
+``schedlab/data/triton-registers.csv`` holds one row per compiled kernel (:class:`CompiledKernel`):
+Triton tutorial 03's FP16 matmul kernel compiled by Triton 3.9.0 for compute capability 8.0 and 9.0
+(no GPU needed), with the registers per thread and the stack frame ``cuobjdump`` read from each
+cubin and the shared memory Triton reserved. :mod:`schedlab.triton.compiler` writes it
+(``python -m schedlab.triton.compiler -o schedlab/data/triton-registers.csv``); under Triton's launch
+rules the model reads registers from it (:func:`compiled_resources`) instead of estimating them.
+
+Why a record and not a formula: the registers a Triton matmul needs besides its accumulator are not a
+constant. Operand fragments, load addresses and masks, and what the pipeliner keeps live add 30 to
+well over 100 per thread, most for few warps and a deep BLOCK_K; e.g. 64 x 64 x 64 with 2 warps uses
+204 registers on sm_90 where its accumulator is 64 (issue 24, and triton-lang/triton#11253: two-warp
+matmuls at 237 registers).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from schedlab.core.caching import memoised
+from schedlab.core.knobs import SPACE
+
+__all__ = ["CompiledKernel", "RECORD_PATH", "TARGET_OF_RULES", "read_record", "write_record", "compiled_resources"]
+
+#: Where the record lives (package data).
+RECORD_PATH = Path(__file__).resolve().parents[1] / "data" / "triton-registers.csv"
+#: The compute capability each Triton rule set compiles for.
+TARGET_OF_RULES = {"triton-sm80": 80, "triton-sm90": 90}
+_KNOBS = ("bm", "bn", "bk", "warps", "stages")
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """One compiled kernel: its target, its knobs and what the cubin reports."""
+
+    cc: int  # compute capability: 80 or 90
+    bm: int
+    bn: int
+    bk: int
+    warps: int
+    stages: int
+    registers: int  # registers per thread (cuobjdump REG)
+    stack_bytes: int  # stack frame per thread (cuobjdump STACK): where ptxas spills
+    shared_bytes: int  # shared memory Triton reserves (metadata.shared)
+
+
+def write_record(rows, path) -> None:
+    """Write :class:`CompiledKernel` rows as CSV, a header of the field names first."""
+    with open(path, "w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow([f.name for f in fields(CompiledKernel)])
+        writer.writerows(astuple(row) for row in rows)
+
+
+def read_record(path=RECORD_PATH) -> tuple[CompiledKernel, ...]:
+    """The rows :func:`write_record` wrote; a wrong header or a non-integer cell is a ``ValueError`` naming the line."""
+    names = [f.name for f in fields(CompiledKernel)]
+    with open(path, newline="") as source:
+        reader = csv.reader(source)
+        header = next(reader, None)
+        if header != names:
+            raise ValueError(f"{path}: header {header} is not {names}")
+        rows = []
+        for line, cells in enumerate(reader, start=2):
+            try:
+                rows.append(CompiledKernel(*(int(cell) for cell in cells)))
+            except (TypeError, ValueError):
+                raise ValueError(f"{path}, line {line}: expected {len(names)} integers, got {cells}") from None
+        return tuple(rows)
+
+
+@memoised(maxsize=4)
+def _dense(cc: int) -> np.ndarray:
+    """``(5, 5, 4, 4, 5, 3)`` int64: (registers, stack, shared bytes) at every knob position, missing stages filled.
+
+    A configuration the record lacks (Triton refused it for shared memory on the profile the record was
+    compiled for) takes the nearest compiled stage count of the same tile and warps, the lower on a tie
+    (a refused stage count's lower neighbours compiled: fewer stages need less shared memory). Beyond
+    one stage the registers hardly depend on the stage count (``cp.async`` writes shared memory, not
+    registers; ``tests/test_compiler_record.py`` bounds the spread); the shared bytes of a filled entry
+    are its neighbour's, a lower bound (:func:`schedlab.core.resources.occupancy` takes the larger of
+    them and the pipeline's buffers).
+    """
+    sizes = [len(SPACE[k]) for k in _KNOBS]
+    table = np.full((*sizes, 3), -1, dtype=np.int64)
+    for row in read_record():
+        if row.cc == cc:
+            at = tuple(SPACE[k].index(getattr(row, k)) for k in _KNOBS)
+            table[at] = (row.registers, row.stack_bytes, row.shared_bytes)
+    have = table[..., 0] >= 0
+    n_stages = sizes[-1]
+    order = [sorted(range(n_stages), key=lambda j, i=i: (abs(j - i), j)) for i in range(n_stages)]
+    for tile in np.ndindex(*sizes[:-1]):
+        compiled = [j for j in range(n_stages) if have[tile][j]]
+        if not compiled:
+            raise ValueError(f"{RECORD_PATH}: no compiled kernel for sm_{cc} at knob positions {tile}")
+        for i in range(n_stages):
+            if not have[tile][i]:
+                table[tile][i] = table[tile][next(j for j in order[i] if j in compiled)]
+    table.flags.writeable = False
+    return table
+
+
+def compiled_resources(arr: np.ndarray, launch_rules: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(registers per thread, stack bytes per thread, shared bytes per block) Triton's compiler reported.
+
+    For an ``(n, 5+)`` config array; the shared bytes are ``metadata.shared``, the pipeline's buffers
+    or, where larger, the epilogue's layout conversion of C (which reuses them).
+
+    ``launch_rules`` is a Triton rule set (:data:`TARGET_OF_RULES`); the configurations' knobs must be
+    values of ``SPACE``.
+
+    Examples
+    --------
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(64, 64, 64, 2, 3, 8), GemmConfig(128, 128, 64, 4, 3, 8)])
+    >>> regs, stack, shared = compiled_resources(arr, "triton-sm90")
+    >>> regs.tolist(), stack.tolist(), shared.tolist()
+    ([204, 216], [0, 0], [32768, 98304])
+    """
+    if launch_rules not in TARGET_OF_RULES:
+        raise ValueError(f"launch_rules must be one of {tuple(TARGET_OF_RULES)}, got {launch_rules!r}")
+    table = _dense(TARGET_OF_RULES[launch_rules])
+    at = tuple(np.searchsorted(SPACE[k], arr[:, j]) for j, k in enumerate(_KNOBS))
+    found = table[at]
+    return found[:, 0], found[:, 1], found[:, 2]

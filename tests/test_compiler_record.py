@@ -1,0 +1,155 @@
+"""The compiler's record (schedlab/data/triton-registers.csv) and what the model reads from it.
+
+The record is Triton 3.9.0's own output for tutorial 03's kernel, so it is the reference here; the
+model's shared-memory rule (a formula read from Triton's sources) is checked against every row of it,
+and a ``regen`` test compiles a sample again.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from schedlab.core.compiler_record import (
+    TARGET_OF_RULES,
+    compiled_resources,
+    read_record,
+    write_record,
+)
+from schedlab.core.hardware import A100_SXM4, H100_SXM, H200_SXM
+from schedlab.core.knobs import SPACE, config_array
+from schedlab.core.resources import (
+    accumulator_registers,
+    pipeline_smem_bytes,
+    registers_per_thread,
+    reserved_smem_bytes,
+    spilled_registers,
+)
+
+RECORD = read_record()
+PROFILE_OF_TARGET = {80: A100_SXM4, 90: H100_SXM}
+KNOBS = ("bm", "bn", "bk", "warps", "stages")
+
+
+def rows_of(cc):
+    return [row for row in RECORD if row.cc == cc]
+
+
+def as_array(rows):
+    return config_array([(*(getattr(r, k) for k in KNOBS), 8) for r in rows])
+
+
+# --- what the record holds --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cc", sorted(PROFILE_OF_TARGET))
+def test_the_record_holds_every_configuration_triton_launches_once(cc):
+    hw = PROFILE_OF_TARGET[cc]
+    recorded = [tuple(getattr(r, k) for k in KNOBS) for r in rows_of(cc)]
+    launches = {
+        row for row in itertools.product(*(SPACE[k] for k in KNOBS)) if pipeline_smem_bytes(*row, hw) <= hw.smem_limit
+    }
+    assert len(recorded) == len(set(recorded))
+    assert set(recorded) == launches
+
+
+@pytest.mark.parametrize("cc", sorted(PROFILE_OF_TARGET))
+def test_the_pipeline_formula_is_what_triton_reserved_or_the_epilogue_needs_more(cc):
+    # metadata.shared is the pipeline's buffers (the formula read from Triton's pipeliner) or, where the
+    # epilogue's layout conversion of C (which reuses them) needs more, at most the FP16 tile of C
+    hw, rows = PROFILE_OF_TARGET[cc], rows_of(cc)
+    arr = as_array(rows)
+    pipeline = pipeline_smem_bytes(*(arr[:, j] for j in range(5)), hw)
+    reserved = np.array([r.shared_bytes for r in rows])
+    tile_of_c = arr[:, 0] * arr[:, 1] * hw.bytes_per_element
+    wrong = np.flatnonzero((reserved < pipeline) | ((reserved > pipeline) & (reserved > tile_of_c)))
+    assert not len(wrong), [(rows[i], int(pipeline[i])) for i in wrong[:5]]
+    assert (reserved == pipeline).mean() > 0.9  # the epilogue is the larger only for short pipelines
+
+
+@pytest.mark.parametrize("cc", sorted(PROFILE_OF_TARGET))
+def test_every_thread_holds_at_least_its_accumulator_unless_ptxas_spilled(cc):
+    hw, rows = PROFILE_OF_TARGET[cc], rows_of(cc)
+    acc = accumulator_registers(as_array(rows), hw)
+    for row, need in zip(rows, acc):
+        assert row.registers <= hw.max_regs_per_thread
+        if row.stack_bytes == 0:
+            assert row.registers >= need, row
+
+
+def test_beyond_one_stage_the_stage_count_hardly_moves_the_registers():
+    # what lets a configuration the record lacks take its nearest compiled stage count
+    by_tile = {}
+    for row in RECORD:
+        if row.stages >= 2:
+            by_tile.setdefault((row.cc, row.bm, row.bn, row.bk, row.warps), []).append(row.registers)
+    spread = np.array([max(v) - min(v) for v in by_tile.values() if len(v) > 1])
+    assert np.median(spread) <= 2 and np.percentile(spread, 90) <= 8, (np.median(spread), spread.max())
+
+
+# --- what the model reads ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hw", [A100_SXM4, H100_SXM, H200_SXM], ids=lambda hw: hw.launch_rules + "-" + str(hw.n_sm))
+def test_the_model_reads_the_registers_and_spills_the_compiler_reported(hw):
+    rows = rows_of(TARGET_OF_RULES[hw.launch_rules])
+    arr = as_array(rows)
+    assert registers_per_thread(arr, hw).tolist() == [r.registers for r in rows]
+    assert spilled_registers(arr, hw).tolist() == [r.stack_bytes // 4 for r in rows]
+    assert reserved_smem_bytes(arr, hw).tolist() == [r.shared_bytes for r in rows]
+
+
+def test_a_configuration_the_record_lacks_takes_the_nearest_compiled_stage_count():
+    # 256 x 256 x 128 with 4 warps: Ampere (163 KiB) compiled only 1 and 2 stages (2 has one buffer, 128 KiB)
+    compiled = {r.stages: r for r in rows_of(80) if (r.bm, r.bn, r.bk, r.warps) == (256, 256, 128, 4)}
+    assert sorted(compiled) == [1, 2]
+    lacking = config_array([(256, 256, 128, 4, s, 8) for s in (3, 4, 5)])
+    regs, stack, shared = compiled_resources(lacking, "triton-sm80")
+    assert regs.tolist() == [compiled[2].registers] * 3 and stack.tolist() == [compiled[2].stack_bytes] * 3
+    # the shared memory is the pipeline's, larger than the neighbour's: 2, 3 and 4 buffers of 128 KiB
+    assert (reserved_smem_bytes(lacking, A100_SXM4) // 2**17).tolist() == [2, 3, 4]
+
+
+def test_compiled_resources_names_a_rule_set_it_has_no_record_for():
+    with pytest.raises(ValueError, match="launch_rules must be one of .*'seed'"):
+        compiled_resources(config_array([(64, 64, 32, 4, 3, 8)]), "seed")
+
+
+# --- the file ---------------------------------------------------------------------------------------------
+
+
+def test_the_record_reads_back_what_was_written(tmp_path):
+    path = tmp_path / "record.csv"
+    write_record(RECORD[:3], path)
+    assert read_record(path) == RECORD[:3]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("cc,bm\n80,16\n", "header"),
+        ("cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes\n80,16,16,16,1,1,x,0,1024\n", "line 2"),
+        ("cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes\n80,16,16\n", "line 2"),
+    ],
+)
+def test_a_damaged_record_is_refused_by_line(tmp_path, text, message):
+    path = tmp_path / "record.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        read_record(path)
+
+
+@pytest.mark.regen
+@pytest.mark.parametrize(
+    "key",
+    [(80, 64, 64, 64, 2, 3), (80, 128, 256, 64, 8, 3), (90, 64, 64, 64, 2, 3), (90, 128, 128, 64, 4, 3)],
+    ids=lambda k: "sm{}-{}x{}x{}-w{}-s{}".format(*k),
+)
+def test_the_compiler_still_reports_what_the_record_says(key, tmp_path, monkeypatch):
+    from schedlab.triton.compiler import compile_tutorial_kernel
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # compile, do not read an earlier cubin
+    recorded = next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages) == key)
+    assert compile_tutorial_kernel(*key) == recorded
