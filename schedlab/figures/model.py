@@ -132,5 +132,5 @@ def registers_chart(hw: Hardware, lecture_base: int) -> Figure:
     ax.set_ylim(0, hw.max_regs_per_thread + 30)
     ax.set_xlabel("每线程的累加器寄存器（个，对数轴）")
     ax.set_ylabel("编译出来的寄存器（个）")
-    ax.legend(loc="lower right", fontsize=9)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=3, fontsize=9)  # above: dots fill the axes
     return fig
