@@ -266,7 +266,8 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     ``hw.mma_sync_fraction`` where the dot is lowered to ``mma.sync`` (Hopper's wgmma needs
     ``warps % 4 == 0`` and ``BM % 64 == 0``); ``hw.epilogue_smem_passes`` trips of each block's C tile
     through shared memory before the port, ``p e m n / (128 f)`` each, in the epilogue; ``spilled``
-    registers read and written through L1 once per mma k-substep, added to the shared-memory bytes; and,
+    registers (the compiler's stack frame) read and written through L1 once per k-step, added to the
+    shared-memory bytes; and,
     with ``x`` = ``hw.resident_blocks_overlap`` and ``r >= 2`` (blocks out of phase: a block's slot is
     refilled as soon as it exits), the fills of waves 2 to ``W`` and the epilogues of every wave but the
     last, a fraction ``x``, run behind the other resident blocks' k-steps: the hidden fills cost nothing
@@ -287,10 +288,11 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     rows, cols = t.rows, t.cols  # real, unpadded rows / columns of the busiest block
     flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
     bytes_smem = (t.warps_n * bm + t.warps_m * bn) * bk * elt  # each warp reads its A (wm x bk) and B (bk x wn) strips
-    # registers ptxas spilled (Triton's rules only; 0 under the seed's): the accumulator is read and written
-    # once per mma k-substep (BK / 16 per k-step), and each spilled register goes through L1 (the shared
-    # memory's SRAM), 4 B each way: an assumption, not a measurement
-    bytes_smem = bytes_smem + 2 * 4 * spilled_registers(arr, hw) * warps * hw.warp_size * (bk // 16)
+    # registers ptxas spilled (the compiler's stack frame; Triton's rules only, 0 under the seed's): each
+    # spilled register is loaded and stored once per k-step, 4 B each way through L1 (the shared memory's
+    # SRAM). An assumption: the least the spill can cost, for the compiler can order a k-step's unrolled
+    # mma so that each spilled accumulator fragment is loaded once for all of its BK / 16 mma
+    bytes_smem = bytes_smem + 2 * 4 * spilled_registers(arr, hw) * warps * hw.warp_size
     bytes_port = (rows + cols) * bk * elt  # A and B bytes the block brings in per k-step
     bytes_c = rows * cols * elt  # C bytes the block writes in its epilogue
     t_latency_s = np.where(stages > 1, lat_s / np.maximum(stages - 1, 1), lat_s)
