@@ -11,7 +11,8 @@ checks that both give bit-identical times, and prints best-of-N wall times, the
 scalar/vector ratio and configurations per second. Finally it times ``python -m schedlab``
 as a subprocess when ``schedlab/__main__.py`` exists. It also times the terms issue 24 added (the
 tensor-core rate by instruction path, the epilogue's shared-memory passes) on ``h100-sxm``: the
-profile against itself with those terms neutral, cold, on Triton's launchable set.
+profile against itself with those terms neutral, cold, on Triton's launchable set; and reading the
+compiler's record of registers (:mod:`schedlab.core.compiler_record`), cold.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 from wcwidth import wcswidth
 
 from schedlab.core.caching import clear_caches
+from schedlab.core.compiler_record import compiled_resources
 from schedlab.core.hardware import H100_SXM, H100_TC
 from schedlab.core.knobs import all_configs, config_array
 from schedlab.core.launch import launch_checks
@@ -130,6 +132,12 @@ def main(argv=None) -> int:
     print(
         f"h100-sxm, {len(triton_arr)} launchable configs x 4 shapes, cold: {fmt_s(cost[H100_SXM])} with the tensor-core "
         f"path and epilogue terms, {fmt_s(cost[neutral])} without ({cost[H100_SXM] / cost[neutral]:.2f}x)"
+    )
+    # the registers Triton's profiles read from the compiler's record: reading it once per target, cold
+    read_s = best_of(lambda: compiled_resources(triton_arr, H100_SXM.launch_rules), args.repeats, True)[0]
+    print(
+        f"compiler record (schedlab/data/triton-registers.csv), read and looked up for {len(triton_arr)} configs, "
+        f"cold: {fmt_s(read_s)} ({read_s / cost[H100_SXM] * 100:.1f} % of the 4 cold evaluations above, paid once per target)"
     )
     print()
 

@@ -153,3 +153,42 @@ def test_the_compiler_still_reports_what_the_record_says(key, tmp_path, monkeypa
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # compile, do not read an earlier cubin
     recorded = next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages) == key)
     assert compile_tutorial_kernel(*key) == recorded
+
+
+# --- re-recording -----------------------------------------------------------------------------------------
+
+
+def test_resuming_compiles_only_the_rows_the_file_lacks(tmp_path, monkeypatch, capsys):
+    from schedlab.triton import compiler
+
+    path = tmp_path / "record.csv"
+    lacking = RECORD[100]
+    write_record([row for row in RECORD if row != lacking], path)
+    asked = []
+
+    def compile_one(row):  # the compiler's answer from the record: this test is about which rows are asked for
+        asked.append(row)
+        return next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages) == row)
+
+    monkeypatch.setattr(compiler, "_compile_row", compile_one)
+    monkeypatch.setattr(compiler, "ProcessPoolExecutor", _InProcessPool)
+    assert compiler.main(["-o", str(path), "--resume"]) == 0
+    assert asked == [(lacking.cc, lacking.bm, lacking.bn, lacking.bk, lacking.warps, lacking.stages)]
+    assert read_record(path) == RECORD
+    assert f"compiled {len(RECORD)}/{len(RECORD)}" in capsys.readouterr().err
+
+
+class _InProcessPool:
+    """A stand-in for ProcessPoolExecutor that maps in this process (so the patched compile is the one called)."""
+
+    def __init__(self, max_workers=None):
+        self.max_workers = max_workers
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, fn, items):
+        return map(fn, items)
