@@ -331,7 +331,7 @@ _TRITON_PIPELINE_OVERLAP = 0.9
 #: launch from above (the cuBLAS kernel may be slower than the model's best). Checked against
 #: [TRITONBENCH]: on a GB200, cuLaunchKernel alone takes 3.0-3.3 us and Triton's launcher 4.7-5.6 us
 #: of CPU time per launch, which back-to-back eager launches of short kernels cannot hide.
-_KERNEL_LAUNCH_S = 6.94e-6
+_KERNEL_LAUNCH_S = 6.76e-6
 #: Launch as one node of a replayed CUDA graph, seconds: [GRAPH-PROBE] measured a replay of N no-op
 #: kernels as about 15 us fixed plus 0.58 us per node (an RTX 5070 Ti Laptop GPU, CUDA 13); the
 #: per-node cost carried over to the datacentre GPUs is an assumption, and the replay's fixed part is

@@ -144,8 +144,8 @@ _H100_SXM_SOURCES = {
     "read by all SMs 'cannot be replicated in both L2 cache sections'",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] gpu-latency on an H100 PCIe (GH100), 658 clocks at "
     "1755 MHz from HBM = 375 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Derived, eager launch: 6.94 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less "
-    "this model's 3.53 us without it; an upper bound (2023, form factor not stated). Consistent with "
+    "t_launch_s": "Derived, eager launch: 6.76 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less "
+    "this model's 3.70 us without it; an upper bound (2023, form factor not stated). Consistent with "
     "[TRITONBENCH]: per launch on a GB200, cuLaunchKernel alone 3.0-3.3 us and Triton's launcher 4.7-5.6 us",
     "t_launch_graph_s": "Measured on another GPU: [GRAPH-PROBE] a replayed CUDA graph of N no-op kernels costs "
     "about 15 us once plus 0.58 us per kernel (RTX 5070 Ti Laptop, CUDA 13); the per-kernel part carried "
@@ -193,7 +193,7 @@ _A100_SOURCES = {
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] cuda-latency on an A100 80GB, 572 clocks at 1410 MHz from "
     "HBM = 405 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Carried over from h100-sxm (6.94 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
+    "t_launch_s": "Carried over from h100-sxm (6.76 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
     "an assumption, no A100 measurement of launch and prologue was found",
     "t_launch_graph_s": _H100_SXM_SOURCES["t_launch_graph_s"],
     "t_k_step_clk": "Composed from a measurement: 3 x 36 clocks, the L1 latency [BENCH-DATA] measured on an "

@@ -306,9 +306,10 @@ def _price(
     written into instead of a new array (the caller's output: one pass over it less). Configurations that differ only in ``group`` share every on-chip quantity
     (:func:`on_chip_terms` prices each ``(bm, bn, bk, warps, stages)`` once); ``group`` acts through the
     HBM replay alone. When ``names`` asks for none of ``t_hbm_s``, ``t_step_s`` and ``bytes_hbm``
-    (``(s, 1)`` columns only), a launch order is replayed only where :func:`hbm_bound_s` cannot show
-    that the kernel's HBM time stays at or below the on-chip time of every configuration it serves:
-    elsewhere ``max(on-chip, HBM)`` is the on-chip time whatever the replay finds.
+    (``(s, 1)`` columns only) and the HBM hides behind the on-chip work whole (``hw.pipeline_overlap``
+    of 1), a launch order is replayed only where :func:`hbm_bound_s` cannot show that the kernel's HBM
+    time stays at or below the on-chip time of every configuration it serves: elsewhere
+    ``max(on-chip, HBM)`` is the on-chip time whatever the replay finds.
 
     Notes
     -----
@@ -328,7 +329,8 @@ def _price(
         return out
     bytes_hbm, t_hbm_s = (x[..., g.combo_of] for x in hbm_term(M, N, K, g.combos, hw))
     if "time_s" in names:
-        out["time_s"] = kernel_time(chip["fixed_s"][..., g.base_of], chip["compute_s"][..., g.base_of], t_hbm_s)
+        fixed_s, compute_s = chip["fixed_s"][..., g.base_of], chip["compute_s"][..., g.base_of]
+        out["time_s"] = kernel_time(fixed_s, compute_s, t_hbm_s, hw.pipeline_overlap)
     waves, k_steps = chip["waves"][..., g.base_of], chip["k_steps"][..., g.base_of]
     t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
     bound_s = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
@@ -361,14 +363,18 @@ def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarra
     Where :func:`hbm_bound_s` of a combination is at or below the on-chip time ``compute_s`` of every
     configuration of its tile, :func:`kernel_time` takes the on-chip time whatever the replay would
     find (priced on the base configurations, spread to their groups); the other (shape, combination)
-    pairs are replayed and their configurations priced in full. ``into``, if given, receives the result.
+    pairs are replayed and their configurations priced in full. With ``hw.pipeline_overlap < 1`` the
+    HBM time always counts (its unhidden share), and every pair is replayed. ``into``, if given, receives the result.
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
     time_s = _spread(kernel_time(fixed_s, compute_s), g, into)  # HBM hidden; overwritten where it may not be
-    least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
-    bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
-    which, combo = np.nonzero(bound_s > least_compute_s)
+    if hw.pipeline_overlap < 1:  # HBM always adds (1 - p) of the shorter: every pair is replayed
+        which, combo = np.nonzero(np.ones((s, len(g.combo_tile)), dtype=bool))
+    else:
+        least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
+        bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
+        which, combo = np.nonzero(bound_s > least_compute_s)
     if which.size:
         dims = (np.broadcast_to(x, (s, 1))[which, 0] for x in (M, N, K))
         t_hbm_s = hbm_term(*dims, tuple(x[combo] for x in g.combos), hw)[1]
@@ -377,7 +383,9 @@ def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarra
         first = np.repeat(np.cumsum(count) - count, count)
         config = g.by_combo[np.repeat(g.combo_starts[combo], count) + np.arange(count.sum()) - first]
         shape, base = np.repeat(which, count), g.base_of[config]
-        time_s[shape, config] = kernel_time(fixed_s[shape, base], compute_s[shape, base], np.repeat(t_hbm_s, count))
+        time_s[shape, config] = kernel_time(
+            fixed_s[shape, base], compute_s[shape, base], np.repeat(t_hbm_s, count), hw.pipeline_overlap
+        )
     return time_s
 
 
