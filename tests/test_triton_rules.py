@@ -16,7 +16,13 @@ import pytest
 from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_RULES
 from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.launch import launch_checks, launchable, reasons
-from schedlab.core.resources import pipeline_smem_bytes, spilled_registers, triton_warps_per_tile, uses_wgmma
+from schedlab.core.resources import (
+    pipeline_smem_bytes,
+    smem_read_bytes,
+    spilled_registers,
+    triton_warps_per_tile,
+    uses_wgmma,
+)
 from schedlab.triton.configs import INDUCTOR_MM_CONFIGS, TUTORIAL_FP8_CONFIGS, TUTORIAL_FP16_CONFIGS
 
 TRITON_PROFILES = {"h100-sxm": H100_SXM, "a100-sxm4": A100_SXM4, "h200-sxm": H200_SXM}
@@ -237,3 +243,50 @@ def test_wgmma_needs_four_warps_and_64_rows():
     bm, warps = np.array([64, 64, 32, 128]), np.array([4, 2, 4, 8])
     assert uses_wgmma(bm, 128, warps, H100_SXM).tolist() == [True, False, False, True]
     assert not uses_wgmma(bm, 128, warps, A100_SXM4).any()
+
+
+# --- shared-memory reads: what the MMA instructions of one k-step fetch ------------------------------------
+
+
+def instruction_reads(cfg: GemmConfig, hw) -> int:
+    """Bytes one k-step's MMA instructions read from shared memory, counted instruction by instruction.
+
+    Each warp of Triton's layout (mma.sync) reads the A rows and B columns of its own instructions once;
+    each wgmma (warp group of 4 warps along M, m64 x n x k16) reads its A (64 x 16) and B (16 x n).
+    """
+    wy, wx = (int(v) for v in triton_warps_per_tile(cfg.bm, cfg.bn, cfg.warps, hw))
+    e = hw.bytes_per_element
+    total = 0
+    if uses_wgmma(cfg.bm, cfg.bn, cfg.warps, hw):
+        groups_m, groups_n = wy // 4, wx  # warp groups along M and N
+        rows, cols = cfg.bm // groups_m, cfg.bn // groups_n  # one warp group's part of the tile
+        for _group in range(groups_m * groups_n):
+            for _m64 in range(rows // 64):
+                for _k16 in range(cfg.bk // 16):
+                    total += (64 * 16 + 16 * cols) * e
+        return total
+    for _warp in range(wy * wx):
+        rows, cols = max(cfg.bm // wy, 16), max(cfg.bn // wx, 8)  # a replicated warp reads the same fragment
+        total += (rows + cols) * cfg.bk * e
+    return total
+
+
+@pytest.mark.parametrize("hw", [H100_SXM, A100_SXM4], ids=lambda hw: hw.name)
+def test_shared_memory_reads_count_every_instruction(hw):
+    configs = launchable(hw).configs[::7]
+    counted = [instruction_reads(c, hw) for c in configs]
+    assert smem_read_bytes(config_array(configs), hw).tolist() == counted
+
+
+def test_shared_memory_reads_follow_the_seed_grid_under_the_seed_rules():
+    arr = config_array([GemmConfig(128, 128, 64, 4, 3, 8), GemmConfig(64, 256, 32, 8, 3, 8)])
+    # 2 x 2 warps: each reads 64 rows of A and 64 columns of B; 4 x 2: 16 rows and 128 columns
+    assert smem_read_bytes(arr, H100_TC).tolist() == [4 * (64 + 64) * 64 * 2, 8 * (16 + 128) * 32 * 2]
+
+
+def test_wgmma_reads_b_once_per_64_rows_whatever_the_warps():
+    # one warp group or two along M: the same instructions, so the same bytes; B dominates as BM grows
+    arr = config_array([GemmConfig(128, 128, 64, w, 3, 8) for w in (4, 8)] + [GemmConfig(256, 128, 64, 8, 3, 8)])
+    four, eight, tall = smem_read_bytes(arr, H100_SXM).tolist()
+    assert four == eight == (128 + 2 * 128) * 64 * 2
+    assert tall == (256 + 4 * 128) * 64 * 2

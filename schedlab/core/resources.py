@@ -19,6 +19,7 @@ __all__ = [
     "triton_warps_per_tile",
     "pipeline_buffers",
     "pipeline_smem_bytes",
+    "smem_read_bytes",
     "reserved_smem_bytes",
     "accumulator_registers",
     "registers_per_thread",
@@ -154,6 +155,46 @@ def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
     return (buffers_a * bm + buffers_b * bn) * bk * hw.bytes_per_element
 
 
+def smem_read_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Bytes of A and B one block's MMA instructions read from shared memory per k-step (integer array).
+
+    Notes
+    -----
+    With ``e`` bytes per element:
+
+    - ``"seed"`` rules: each warp of the seed's grid ``(wy, wx)`` (:data:`WARP_GRID`) reads its A strip
+      (``B_M / w_y`` rows) and B strip (``B_N / w_x`` columns) once per k-step,
+      ``e B_K (w_x B_M + w_y B_N)``.
+    - Triton, ``mma.sync`` (mma v2): the same for Triton's layout (:func:`triton_warps_per_tile`), a warp's
+      strips at least one instruction's 16 rows and 8 columns (a replicated warp reads the same
+      fragment again): ``e B_K w_y w_x (max(B_M / w_y, 16) + max(B_N / w_x, 8))``. Each warp loads its
+      operand fragments from shared memory (``ldmatrix``) for its own ``mma.sync``.
+    - Triton, ``wgmma`` (:func:`uses_wgmma`): every ``wgmma`` instruction reads its A (64 x 16) and B
+      (16 x ``B_N / v_x``) operands from shared memory (both operands in shared memory is the "SS" form
+      of the PTX ISA's ``wgmma.mma_async``; that Triton's matmul loads A to shared memory rather than
+      registers is the tutorial kernel's lowering, an assumption for Inductor's). Triton's layout
+      ``(v_y, v_x)`` issues ``v_x B_M / 64`` instructions per k-substep of 16, so per k-step
+      ``e B_K (v_x B_M + B_M B_N / 64)``: B is read once per 64 rows of the tile.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(128, 128, 64, 4, 3, 8), GemmConfig(128, 128, 64, 8, 3, 8)])
+    >>> [(smem_read_bytes(arr, hw) // 1024).tolist() for hw in (H100_TC, A100_SXM4, H100_SXM)]  # KiB
+    [[64, 96], [64, 96], [48, 48]]
+    """
+    bm, bn, bk, warps = arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
+    elt = hw.bytes_per_element
+    if hw.launch_rules == "seed":
+        wy, wx = warp_grid(warps)
+        return (wx * bm + wy * bn) * bk * elt
+    wy, wx = triton_warps_per_tile(bm, bn, warps, hw)
+    mma_v2 = wy * wx * (np.maximum(bm // wy, hw.mma_m) + np.maximum(bn // wx, hw.mma_n)) * bk * elt
+    wgmma = (wx * bm + bm * bn // 64) * bk * elt
+    return np.where(uses_wgmma(bm, bn, warps, hw), wgmma, mma_v2)
+
+
 def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     """FP32 accumulator registers per thread of an ``(n, 5+)`` config array: its warp's tile over 32 threads.
 
@@ -239,8 +280,8 @@ def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
 def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
     """(wy, wx, registers per thread, shared bytes, resident blocks per SM) of an ``(n, 5+)`` config array.
 
-    ``(wy, wx)`` is the seed's warp grid (:data:`WARP_GRID`), the one the model's shared-memory term
-    reads. Registers are :func:`registers_per_thread`, rounded up to the allocation unit; shared memory
+    ``(wy, wx)`` is the seed's warp grid (:data:`WARP_GRID`) whatever the rules (the learned cost models'
+    features read it; the shared-memory term reads :func:`smem_read_bytes`). Registers are :func:`registers_per_thread`, rounded up to the allocation unit; shared memory
     :func:`reserved_smem_bytes`.
     """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))

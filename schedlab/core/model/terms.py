@@ -7,7 +7,7 @@ Per wave and per k-step, every resident block is limited by the slowest of six r
 (:data:`TERMS`; all times in seconds):
 
 ``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
-``t_smem_s``     shared memory: each warp reads its A and B strips, 128 B/clk per SM
+``t_smem_s``     shared memory: the MMA instructions' A and B operand reads, 128 B/clk per SM (:func:`~schedlab.core.resources.smem_read_bytes`)
 ``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
 ``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip (Triton's pipelined loads are
                  ``cp.async.cg``, which bypasses L1, so blocks sharing a panel each fetch it from L2)
@@ -46,7 +46,7 @@ import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import GemmConfig, config_array
-from schedlab.core.resources import occupancy, spilled_registers, uses_wgmma
+from schedlab.core.resources import occupancy, smem_read_bytes, spilled_registers, uses_wgmma
 
 __all__ = [
     "TERMS",
@@ -253,7 +253,9 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
         t_{L2} = \\frac{a\\,e B_K (m + n)}{BW_{L2}},\\quad
         t_{lat} = \\frac{L}{s - 1}
 
-    (``t_lat = L`` for one stage). A wave's k-steps are priced on the SM's own resources (tensor cores,
+    (``t_lat = L`` for one stage; ``t_smem`` as written is the seed's warp grid: under Triton's rules the
+    bytes are those of Triton's layout and, for ``wgmma``, of its instructions,
+    :func:`~schedlab.core.resources.smem_read_bytes`). A wave's k-steps are priced on the SM's own resources (tensor cores,
     shared memory, port, latency: :func:`step_time`); the L2 is one queue for the whole kernel, like
     HBM: its bytes, ``S e B_K (m + n)`` per block, take at least their total over ``BW_L2``, and the
     SMs' k-steps and that L2 time overlap as the pipeline overlaps a k-step's terms,
@@ -290,7 +292,7 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
 
     rows, cols = t.rows, t.cols  # real, unpadded rows / columns of the busiest block
     flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
-    bytes_smem = (t.warps_n * bm + t.warps_m * bn) * bk * elt  # each warp reads its A (wm x bk) and B (bk x wn) strips
+    bytes_smem = smem_read_bytes(arr, hw)  # the MMA instructions' operand reads
     # registers ptxas spilled (the compiler's stack frame; Triton's rules only, 0 under the seed's): each
     # spilled register is loaded and stored once per k-step, 4 B each way through L1 (the shared memory's
     # SRAM). An assumption: the least the spill can cost, for the compiler can order a k-step's unrolled
