@@ -290,3 +290,21 @@ def test_wgmma_reads_b_once_per_64_rows_whatever_the_warps():
     four, eight, tall = smem_read_bytes(arr, H100_SXM).tolist()
     assert four == eight == (128 + 2 * 128) * 64 * 2
     assert tall == (256 + 4 * 128) * 64 * 2
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_triton_compiles_the_dot_to_wgmma_reading_both_operands_from_shared_memory(warps, tmp_path, monkeypatch):
+    # what smem_read_bytes assumes of the wgmma path, asked of Triton 3.9's compiler (no GPU needed)
+    from schedlab.triton.compiler import compile_tutorial_binary
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    asm = compile_tutorial_binary(90, 128, 128, 64, warps, 3).asm
+    dots = [line for line in asm["ttgir"].splitlines() if "ttng.warp_group_dot %" in line]
+    assert dots and all(line.count("!ttg.memdesc<") == 2 for line in dots)  # A and B both shared-memory descriptors
+    wy, wx = (int(v) for v in triton_warps_per_tile(128, 128, warps, H100_SXM))
+    assert f"warpsPerCTA = [{wy}, {wx}]" in asm["ttgir"]
+    wgmma = [line for line in asm["ptx"].splitlines() if "wgmma.mma_async" in line]
+    # the loop body a warp group runs: one m64n128k16 per 64 of its rows per k-substep of 16, so the block's
+    # (128 / 64) x (64 / 16) = 8 instructions per k-step, each reading its own A and B, shared by its warp groups
+    assert len(wgmma) == (128 // 64) * (64 // 16) // (warps // 4)
+    assert all(".m64n128k16." in line for line in wgmma)

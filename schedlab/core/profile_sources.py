@@ -126,8 +126,8 @@ _H100_SXM_SOURCES = {
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3, AccelerateMatmul.cpp [TRITON]); a wgmma reads "
-    "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors), so B once "
-    "per 64 rows of the tile",
+    "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors, as Triton 3.9 "
+    "compiles tutorial 03's dot), so B once per 64 rows of the tile",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
     "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
@@ -179,8 +179,8 @@ _A100_SOURCES = {
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3, AccelerateMatmul.cpp [TRITON]); a wgmma reads "
-    "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors), so B once "
-    "per 64 rows of the tile",
+    "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors, as Triton 3.9 "
+    "compiles tutorial 03's dot), so B once per 64 rows of the tile",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an A100 80GB: 5.40 TB/s, the median of the rows "
     "with 8-26 MB data sets (5.26-5.45 TB/s); 75 % of the 5120 B/clk L2 read bandwidth [A100-WP] gives at "

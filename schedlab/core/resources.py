@@ -170,9 +170,10 @@ def smem_read_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
       fragment again): ``e B_K w_y w_x (max(B_M / w_y, 16) + max(B_N / w_x, 8))``. Each warp loads its
       operand fragments from shared memory (``ldmatrix``) for its own ``mma.sync``.
     - Triton, ``wgmma`` (:func:`uses_wgmma`): every ``wgmma`` instruction reads its A (64 x 16) and B
-      (16 x ``B_N / v_x``) operands from shared memory (both operands in shared memory is the "SS" form
-      of the PTX ISA's ``wgmma.mma_async``; that Triton's matmul loads A to shared memory rather than
-      registers is the tutorial kernel's lowering, an assumption for Inductor's). Triton's layout
+      (16 x ``B_N / v_x``) operands from shared memory (both operands in shared memory, the form of the PTX
+      ISA's ``wgmma.mma_async`` with two matrix descriptors: what Triton 3.9 emits for tutorial 03's
+      kernel, whose ``warp_group_dot`` takes A and B as shared-memory descriptors, checked by compiling in
+      ``tests/test_triton_rules.py``; that Inductor's template lowers the same way is an assumption). Triton's layout
       ``(v_y, v_x)`` issues ``v_x B_M / 64`` instructions per k-substep of 16, so per k-step
       ``e B_K (v_x B_M + B_M B_N / 64)``: B is read once per 64 rows of the tile.
 

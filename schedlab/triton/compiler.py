@@ -30,7 +30,7 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM
 from schedlab.core.knobs import SPACE
 from schedlab.core.resources import pipeline_smem_bytes
 
-__all__ = ["TARGETS", "compile_tutorial_kernel", "main"]
+__all__ = ["TARGETS", "compile_tutorial_kernel", "compile_tutorial_binary", "main"]
 
 #: Compute capabilities the Triton profiles compile for, and the profile whose launch rules each follows
 #: (``h200-sxm`` has the H100's SM).
@@ -90,6 +90,28 @@ def compile_tutorial_kernel(cc: int, bm: int, bn: int, bk: int, warps: int, stag
     Raises ``ValueError`` for a target other than :data:`TARGETS`; Triton's own errors (e.g.
     ``OutOfResources`` is not raised here: compiling does not check the device's limits) propagate.
     """
+    binary = compile_tutorial_binary(cc, bm, bn, bk, warps, stages)
+    import triton
+
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.TemporaryDirectory() as folder:
+        cubin = Path(folder) / "kernel.cubin"
+        cubin.write_bytes(binary.asm["cubin"])
+        usage = subprocess.run(
+            [str(cuobjdump), "--dump-resource-usage", str(cubin)], capture_output=True, text=True, check=True
+        )
+    found = _RESOURCES.search(usage.stdout)
+    if found is None:
+        raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage.stdout}")
+    return CompiledKernel(cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared))
+
+
+def compile_tutorial_binary(cc: int, bm: int, bn: int, bk: int, warps: int, stages: int):
+    """Tutorial 03's FP16 kernel compiled by ``triton.compile`` for ``cc``: Triton's compiled kernel, whose
+    ``asm`` holds every stage's text (``"ttgir"``, ``"ptx"``) and the ``"cubin"``.
+
+    Raises ``ValueError`` for a target other than :data:`TARGETS`.
+    """
     if cc not in TARGETS:
         raise ValueError(f"cc must be one of {tuple(TARGETS)}, got {cc!r}")
     import triton
@@ -112,18 +134,7 @@ def compile_tutorial_kernel(cc: int, bm: int, bn: int, bk: int, warps: int, stag
     )
     # FP fusion on, Triton 3.9's default, stated: 3.10 turns the default off
     options = {"num_warps": warps, "num_stages": stages, "enable_fp_fusion": True}
-    binary = triton.compile(source, target=GPUTarget("cuda", cc, 32), options=options)
-    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    with tempfile.TemporaryDirectory() as folder:
-        cubin = Path(folder) / "kernel.cubin"
-        cubin.write_bytes(binary.asm["cubin"])
-        usage = subprocess.run(
-            [str(cuobjdump), "--dump-resource-usage", str(cubin)], capture_output=True, text=True, check=True
-        )
-    found = _RESOURCES.search(usage.stdout)
-    if found is None:
-        raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage.stdout}")
-    return CompiledKernel(cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared))
+    return triton.compile(source, target=GPUTarget("cuda", cc, 32), options=options)
 
 
 def _compile_row(row: tuple[int, ...]) -> CompiledKernel:
