@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -308,3 +309,36 @@ def test_triton_compiles_the_dot_to_wgmma_reading_both_operands_from_shared_memo
     # (128 / 64) x (64 / 16) = 8 instructions per k-step, each reading its own A and B, shared by its warp groups
     assert len(wgmma) == (128 // 64) * (64 // 16) // (warps // 4)
     assert all(".m64n128k16." in line for line in wgmma)
+
+
+# ldmatrix.x1 / .x2 / .x4 move one, two or four 8 x 8 FP16 matrices (128 B each) into a warp's registers (PTX ISA)
+LDMATRIX_BYTES = {"x1": 128, "x2": 256, "x4": 512}
+
+
+@pytest.mark.parametrize(
+    "cc, cfg",
+    [
+        (80, (128, 128, 64, 4, 3)),
+        (80, (128, 128, 32, 8, 3)),
+        (80, (16, 64, 64, 4, 3)),
+        (80, (32, 32, 32, 8, 3)),  # warps beyond the tile's 16 x 8 instructions: replicated fragments
+        (90, (64, 64, 32, 2, 3)),
+        (90, (32, 128, 64, 4, 3)),
+    ],
+    ids=lambda x: str(x),
+)
+def test_mma_sync_reads_what_the_compiled_ldmatrix_instructions_load(cc, cfg, tmp_path, monkeypatch):
+    # every warp runs the same code, so one k-step's shared-memory reads are the ldmatrix bytes of the
+    # PTX times the warps; on sm_80 Triton's prefetch pass also loads the first k-substep's (16 of BLOCK_K)
+    # operands once before the loop, so the PTX holds 16 / BLOCK_K more than one loop body
+    from schedlab.triton.compiler import compile_tutorial_binary
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    hw = {80: A100_SXM4, 90: H100_SXM}[cc]
+    bm, bn, bk, warps, stages = cfg
+    assert not uses_wgmma(bm, bn, warps, hw)
+    ptx = compile_tutorial_binary(cc, *cfg).asm["ptx"]
+    loads = re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.(x[124])", ptx)
+    compiled = sum(LDMATRIX_BYTES[x] for x in loads) * warps
+    prefetched = 16 / bk if cc == 80 else 0.0
+    assert compiled == smem_read_bytes(config_array([(*cfg, 8)]), hw)[0] * (1 + prefetched)

@@ -168,7 +168,9 @@ def smem_read_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     - Triton, ``mma.sync`` (mma v2): the same for Triton's layout (:func:`triton_warps_per_tile`), a warp's
       strips at least one instruction's 16 rows and 8 columns (a replicated warp reads the same
       fragment again): ``e B_K w_y w_x (max(B_M / w_y, 16) + max(B_N / w_x, 8))``. Each warp loads its
-      operand fragments from shared memory (``ldmatrix``) for its own ``mma.sync``.
+      operand fragments from shared memory (``ldmatrix``) for its own ``mma.sync``: equal to the bytes of
+      the ``ldmatrix`` instructions Triton 3.9 compiles into the loop, times the warps (checked by compiling
+      in ``tests/test_triton_rules.py``).
     - Triton, ``wgmma`` (:func:`uses_wgmma`): every ``wgmma`` instruction reads its A (64 x 16) and B
       (16 x ``B_N / v_x``) operands from shared memory (both operands in shared memory, the form of the PTX
       ISA's ``wgmma.mma_async`` with two matrix descriptors: what Triton 3.9 emits for tutorial 03's
