@@ -342,3 +342,44 @@ def test_mma_sync_reads_what_the_compiled_ldmatrix_instructions_load(cc, cfg, tm
     compiled = sum(LDMATRIX_BYTES[x] for x in loads) * warps
     prefetched = 16 / bk if cc == 80 else 0.0
     assert compiled == smem_read_bytes(config_array([(*cfg, 8)]), hw)[0] * (1 + prefetched)
+
+
+def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
+    """(CTA barriers, waits) one iteration of the compiled kernel's k-loop passes, read from its SASS.
+
+    The loop is the code between the backward branch and its target. A wait is a ``DEPBAR`` (wait on
+    the asynchronous copies, ``cp.async.wait_group``) with a commit (``LDGDEPBAR``) since the last one,
+    going round the loop: a second ``DEPBAR`` on the same copies finds them arrived and costs nothing.
+    """
+    from schedlab.triton.compiler import compile_tutorial_binary, cuobjdump
+
+    sass = cuobjdump(compile_tutorial_binary(cc, *cfg).asm["cubin"], "-sass")
+    code = [(int(m[1], 16), m[2]) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)]
+    loops = [
+        (int(m[2], 16), at)
+        for at, text in code
+        if (m := re.search(r"\bBRA (0x([0-9a-f]+))", text)) and int(m[2], 16) < at
+    ]
+    start, end = max(loops, key=lambda span: span[1] - span[0])
+    ops = [text.split()[1] if text.startswith("@") else text.split()[0] for at, text in code if start <= at <= end]
+    barriers = sum(op.startswith("BAR.SYNC") for op in ops)
+    # entering an iteration in the steady state, a commit is pending if one follows the body's last wait
+    last_wait = max((i for i, op in enumerate(ops) if op.startswith("DEPBAR")), default=-1)
+    waits, committed = 0, "LDGDEPBAR" in ops[last_wait + 1 :]
+    for op in ops:
+        committed |= op == "LDGDEPBAR"
+        if op.startswith("DEPBAR") and committed:
+            waits, committed = waits + 1, False
+    return barriers, waits
+
+
+@pytest.mark.parametrize(
+    "hw, l1_latency_clk", [(H100_SXM, 34.2), (A100_SXM4, 36.0)], ids=lambda x: getattr(x, "launch_rules", x)
+)
+def test_each_k_step_pays_one_l1_round_trip_per_sync_the_compiled_loop_passes(hw, l1_latency_clk):
+    # l1_latency_clk: the L1 latencies [BENCH-DATA] measured (gpu-latency on an H100 PCIe, cuda-latency on an
+    # A100 80GB); every pipelined configuration's loop has the same synchronisation, whatever its tile
+    cc = {"triton-sm90": 90, "triton-sm80": 80}[hw.launch_rules]
+    syncs = {main_loop_syncs(cc, cfg) for cfg in [(16, 32, 128, 2, 5), (64, 64, 32, 2, 3), (128, 256, 64, 8, 3)]}
+    assert len(syncs) == 1
+    assert hw.t_k_step_clk == pytest.approx(sum(syncs.pop()) * l1_latency_clk)

@@ -337,10 +337,13 @@ _KERNEL_LAUNCH_S = 6.76e-6
 #: per-node cost carried over to the datacentre GPUs is an assumption, and the replay's fixed part is
 #: paid once per graph (a whole decode step), not per kernel.
 _GRAPH_NODE_LAUNCH_S = 0.58e-6
-#: Clocks of L1 latency that one k-step of Triton's software pipeline waits unhidden: one wait for
-#: the stage's asynchronous copy and two CTA barriers (one before the stage is read, one before it
-#: is overwritten), each taken as long as an L1 round trip (an assumption).
-_K_STEP_WAITS = 3
+#: Synchronisations one k-step of Triton's software pipeline passes unhidden, each taken as long as an
+#: L1 round trip (an assumption), counted in the SASS of tutorial 03's kernel as Triton 3.9 compiles it
+#: (tests/test_triton_rules.py): for sm_90 one wait for the stage's asynchronous copy and two CTA
+#: barriers (one before the stage is read, one before it is overwritten); for sm_80 a third barrier, before
+#: the prefetch of the next k-step's first operand slice into registers.
+_K_STEP_SYNCS_SM90 = 3
+_K_STEP_SYNCS_SM80 = 4
 #: Fraction of Hopper's wgmma rate that mma.sync reaches: [LUO-HOPPER] measured both paths on an
 #: H800 (the H100's GH100 at the same tensor-core rate): FP16 mma.sync m16n8k16 about 494 TFLOPS
 #: against about 757 for the best dense FP16 wgmma, read second-hand (the tables were not checked
@@ -366,7 +369,7 @@ H100_SXM = replace(
     mem_latency_s=_GH100_HBM_LATENCY_CLK / (_GH100_LATENCY_MHZ * 1e6),
     t_launch_s=_KERNEL_LAUNCH_S,
     t_launch_graph_s=_GRAPH_NODE_LAUNCH_S,
-    t_k_step_clk=_K_STEP_WAITS * _GH100_L1_LATENCY_CLK,
+    t_k_step_clk=_K_STEP_SYNCS_SM90 * _GH100_L1_LATENCY_CLK,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
     mma_sync_fraction=_HOPPER_MMA_SYNC_FRACTION,
     epilogue_smem_passes=_TRITON_EPILOGUE_SMEM_PASSES,
@@ -391,7 +394,7 @@ A100_SXM4 = replace(
     mem_latency_s=571.8 / 1.41e9,
     t_launch_s=_KERNEL_LAUNCH_S,
     t_launch_graph_s=_GRAPH_NODE_LAUNCH_S,
-    t_k_step_clk=_K_STEP_WAITS * 36.0,
+    t_k_step_clk=_K_STEP_SYNCS_SM80 * 36.0,
     pipeline_overlap=_TRITON_PIPELINE_OVERLAP,
     epilogue_smem_passes=_TRITON_EPILOGUE_SMEM_PASSES,
     resident_blocks_overlap=_TRITON_RESIDENT_BLOCKS_OVERLAP,

@@ -100,7 +100,7 @@ _H100_SXM_SOURCES = {
     "under tensor load was not found in a published measurement, so the measured rate below folds it in",
     "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16, torch 2.7.0+cu126) "
     "/ (132 SM x 1.83 GHz) = 3289 FLOP/clk/SM, 80 % of the nominal 4096: the wgmma path's rate (cuBLAS uses "
-    "wgmma on Hopper, and so does Triton where num_warps % 4 == 0 and BLOCK_M % 64 == 0 [TRITON])",
+    "wgmma on Hopper, and so does Triton where num_warps % 4 == 0 and BLOCK_M % 64 == 0: supportMMA in triton-lang/triton's lib/Analysis/Utility.cpp)",
     "tensor_cores_per_sm": "[H100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: with r "
     "blocks of w warps resident, min(4, r w) tensor cores work (a warp runs on its sub-partition's one). "
     "Assumption: issue slots do not bind beyond that (one m16n8k16 mma.sync, 4096 FLOP, every 6 clocks at "
@@ -125,7 +125,7 @@ _H100_SXM_SOURCES = {
     "terms; with r = 1 nothing runs beside them and every wave pays both",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
-    "operand reads under Triton's warp layout (warpsPerTileV2/V3, AccelerateMatmul.cpp [TRITON]); a wgmma reads "
+    "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "
     "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors, as Triton 3.9 "
     "compiles tutorial 03's dot), so B once per 64 rows of the tile",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
@@ -153,10 +153,11 @@ _H100_SXM_SOURCES = {
     "t_launch_graph_s": "Measured on another GPU: [GRAPH-PROBE] a replayed CUDA graph of N no-op kernels costs "
     "about 15 us once plus 0.58 us per kernel (RTX 5070 Ti Laptop, CUDA 13); the per-kernel part carried "
     "over to this GPU is an assumption",
-    "t_k_step_clk": "Composed from a measurement: 3 x 34 clocks, the L1 latency [BENCH-DATA] measured on an H100 "
-    "PCIe: per k-step Triton's pipelined loop waits once on the stage's asynchronous copy and passes two "
-    "CTA barriers (taking each as long as an L1 round trip is an assumption). Paid per k-step whatever "
-    "BLOCK_K, so a larger BLOCK_K spreads it over more FLOP",
+    "t_k_step_clk": "Composed from a measurement and the compiled code: 3 x 34 clocks, the L1 latency [BENCH-DATA] "
+    "measured on an H100 PCIe, once per synchronisation of the k-loop: Triton 3.9's sm_90 SASS of the tutorial "
+    "kernel waits once on the stage's asynchronous copy (DEPBAR) and passes two CTA barriers (BAR.SYNC) per "
+    "k-step, counted in tests/test_triton_rules.py (taking each as long as an L1 round trip is an assumption). "
+    "Paid per k-step whatever BLOCK_K, so a larger BLOCK_K spreads it over more FLOP",
     "pipeline_overlap": "Assumption, not measured: 0.9, chosen by looking at outcomes (before the "
     "mma.sync rate and the epilogue's shared-memory passes were priced) so that large GEMMs land near the "
     "medians of measured Triton kernels in a private held-out benchmark of production shapes (595 TFLOPS "
@@ -178,7 +179,7 @@ _A100_SOURCES = {
     "every 9 clocks per tensor core at the measured rate, one instruction issued per clock)",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
-    "operand reads under Triton's warp layout (warpsPerTileV2/V3, AccelerateMatmul.cpp [TRITON]); a wgmma reads "
+    "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "
     "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors, as Triton 3.9 "
     "compiles tutorial 03's dot), so B once per 64 rows of the tile",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
@@ -202,9 +203,11 @@ _A100_SOURCES = {
     "t_launch_s": "Carried over from h100-sxm (6.76 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
     "an assumption, no A100 measurement of launch and prologue was found",
     "t_launch_graph_s": _H100_SXM_SOURCES["t_launch_graph_s"],
-    "t_k_step_clk": "Composed from a measurement: 3 x 36 clocks, the L1 latency [BENCH-DATA] measured on an "
-    "A100 80GB: per k-step one wait on the stage's data (cp.async) and two CTA barriers (taking each as "
-    "long as an L1 round trip is an assumption)",
+    "t_k_step_clk": "Composed from a measurement and the compiled code: 4 x 36 clocks, the L1 latency [BENCH-DATA] "
+    "measured on an A100 80GB, once per synchronisation of the k-loop: Triton 3.9's sm_80 SASS of the tutorial "
+    "kernel waits once on the stage's data (cp.async) and passes three CTA barriers per k-step, the third "
+    "before prefetching the next k-step's first operand slice into registers (counted in "
+    "tests/test_triton_rules.py; taking each as long as an L1 round trip is an assumption)",
     "mma_sync_fraction": "1: the A100 has one tensor-core path, mma.sync [A100-WP], and tc_flop_per_clk_per_sm "
     "is its measured rate",
     "epilogue_smem_passes": _H100_SXM_SOURCES["epilogue_smem_passes"],

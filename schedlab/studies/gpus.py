@@ -47,7 +47,7 @@ def hardware_transfer(shape, gpus=tuple(PROFILES)) -> HardwareTransfer:
     >>> t.gpus, [c.as_tuple() for c in t.optima]
     (('h100-lecture', 'a100-sxm4'), [(256, 128, 32, 8, 4, 1), (128, 256, 128, 8, 2, 1)])
     >>> t.matrix.round(2).tolist()  # BLOCK_K 32 pays 4 x the k-steps on the A100; 128 x 256 reads 1.25 x the lecture's smem
-    [[1.0, 1.06], [1.24, 1.0]]
+    [[1.0, 1.08], [1.24, 1.0]]
     """
     mnk = as_mnk(shape)
     machines = tuple(resolve_gpu(g) for g in check_sequence(gpus, "gpus", "profile names or Hardware"))

@@ -30,7 +30,7 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM
 from schedlab.core.knobs import SPACE
 from schedlab.core.resources import pipeline_smem_bytes
 
-__all__ = ["TARGETS", "compile_tutorial_kernel", "compile_tutorial_binary", "main"]
+__all__ = ["TARGETS", "compile_tutorial_kernel", "compile_tutorial_binary", "cuobjdump", "main"]
 
 #: Compute capabilities the Triton profiles compile for, and the profile whose launch rules each follows
 #: (``h200-sxm`` has the H100's SM).
@@ -91,19 +91,22 @@ def compile_tutorial_kernel(cc: int, bm: int, bn: int, bk: int, warps: int, stag
     ``OutOfResources`` is not raised here: compiling does not check the device's limits) propagate.
     """
     binary = compile_tutorial_binary(cc, bm, bn, bk, warps, stages)
+    usage = cuobjdump(binary.asm["cubin"], "--dump-resource-usage")
+    found = _RESOURCES.search(usage)
+    if found is None:
+        raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage}")
+    return CompiledKernel(cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared))
+
+
+def cuobjdump(cubin: bytes, *options: str) -> str:
+    """What the ``cuobjdump`` bundled with Triton prints for ``cubin`` with ``options`` (e.g. ``"-sass"``)."""
     import triton
 
-    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
     with tempfile.TemporaryDirectory() as folder:
-        cubin = Path(folder) / "kernel.cubin"
-        cubin.write_bytes(binary.asm["cubin"])
-        usage = subprocess.run(
-            [str(cuobjdump), "--dump-resource-usage", str(cubin)], capture_output=True, text=True, check=True
-        )
-    found = _RESOURCES.search(usage.stdout)
-    if found is None:
-        raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage.stdout}")
-    return CompiledKernel(cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared))
+        path = Path(folder) / "kernel.cubin"
+        path.write_bytes(cubin)
+        return subprocess.run([str(tool), *options, str(path)], capture_output=True, text=True, check=True).stdout
 
 
 def compile_tutorial_binary(cc: int, bm: int, bn: int, bk: int, warps: int, stages: int):
