@@ -344,12 +344,10 @@ def test_mma_sync_reads_what_the_compiled_ldmatrix_instructions_load(cc, cfg, tm
     assert compiled == smem_read_bytes(config_array([(*cfg, 8)]), hw)[0] * (1 + prefetched)
 
 
-def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
-    """(CTA barriers, waits) one iteration of the compiled kernel's k-loop passes, read from its SASS.
+def compiled_code(cc: int, cfg) -> tuple[list[str], list[str], list[str]]:
+    """The opcodes (predicates dropped) of the compiled kernel's SASS before, in and after its k-loop.
 
-    The loop is the code between the backward branch and its target. A wait is a ``DEPBAR`` (wait on
-    the asynchronous copies, ``cp.async.wait_group``) with a commit (``LDGDEPBAR``) since the last one,
-    going round the loop: a second ``DEPBAR`` on the same copies finds them arrived and costs nothing.
+    The loop is the code between the backward branch and its target (tutorial 03's kernel has one loop).
     """
     from schedlab.triton.compiler import compile_tutorial_binary, cuobjdump
 
@@ -361,7 +359,22 @@ def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
         if (m := re.search(r"\bBRA (0x([0-9a-f]+))", text)) and int(m[2], 16) < at
     ]
     start, end = max(loops, key=lambda span: span[1] - span[0])
-    ops = [text.split()[1] if text.startswith("@") else text.split()[0] for at, text in code if start <= at <= end]
+    ops = [(at, text.split()[1] if text.startswith("@") else text.split()[0]) for at, text in code]
+    return (
+        [op for at, op in ops if at < start],
+        [op for at, op in ops if start <= at <= end],
+        [op for at, op in ops if at > end],
+    )
+
+
+def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
+    """(CTA barriers, waits) one iteration of the compiled kernel's k-loop passes, read from its SASS.
+
+    A wait is a ``DEPBAR`` (wait on the asynchronous copies, ``cp.async.wait_group``) with a commit
+    (``LDGDEPBAR``) since the last one, going round the loop: a second ``DEPBAR`` on the same copies finds
+    them arrived and costs nothing.
+    """
+    _, ops, _ = compiled_code(cc, cfg)
     barriers = sum(op.startswith("BAR.SYNC") for op in ops)
     # entering an iteration in the steady state, a commit is pending if one follows the body's last wait
     last_wait = max((i for i, op in enumerate(ops) if op.startswith("DEPBAR")), default=-1)
@@ -383,3 +396,38 @@ def test_each_k_step_pays_one_l1_round_trip_per_sync_the_compiled_loop_passes(hw
     syncs = {main_loop_syncs(cc, cfg) for cfg in [(16, 32, 128, 2, 5), (64, 64, 32, 2, 3), (128, 256, 64, 8, 3)]}
     assert len(syncs) == 1
     assert hw.t_k_step_clk == pytest.approx(sum(syncs.pop()) * l1_latency_clk)
+
+
+def epilogue_bytes(cc: int, cfg) -> dict[str, int]:
+    """Bytes one block's code after the k-loop stores to and loads from shared memory and stores to global memory.
+
+    Every warp runs the same code: per-thread ``STS`` / ``LDS`` / ``STG`` widths times the threads, and
+    ``STSM`` / ``LDSM`` (a warp moves 128 B per 8 x 8 matrix, ``.x4`` four of them) times the warps.
+    """
+    _, _, after = compiled_code(cc, cfg)
+    threads, warps = cfg[3] * 32, cfg[3]
+    width = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "32": 4, "64": 8, "128": 16}
+    moved = {"smem_write": 0, "smem_read": 0, "global_write": 0}
+    kind = {"STS": "smem_write", "STSM": "smem_write", "LDS": "smem_read", "LDSM": "smem_read", "STG": "global_write"}
+    for op in after:
+        base = op.split(".")[0]
+        if base not in kind:
+            continue
+        if base in ("STSM", "LDSM"):
+            matrices = re.search(r"\.(\d)$", op)  # STSM.16.M88.4: four 8 x 8 matrices
+            moved[kind[base]] += 128 * int(matrices[1] if matrices else 1) * warps
+        else:
+            found = re.search(r"\.(U8|S8|U16|S16|32|64|128)\b", op)
+            moved[kind[base]] += width[found[1]] * threads if found else 4 * threads
+    return moved
+
+
+@pytest.mark.parametrize("hw", [H100_SXM, A100_SXM4], ids=lambda hw: hw.launch_rules)
+@pytest.mark.parametrize("cfg", [(16, 32, 128, 2, 5), (64, 64, 32, 2, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3)])
+def test_the_epilogue_moves_the_c_tile_through_shared_memory_as_often_as_the_model_charges(hw, cfg):
+    # the model's epilogue: epilogue_smem_passes trips of the FP16 C tile through shared memory, then one store
+    cc = {"triton-sm90": 90, "triton-sm80": 80}[hw.launch_rules]
+    c_tile = cfg[0] * cfg[1] * hw.bytes_per_element
+    moved = epilogue_bytes(cc, cfg)
+    assert moved["smem_write"] + moved["smem_read"] == hw.epilogue_smem_passes * c_tile
+    assert moved["global_write"] == c_tile

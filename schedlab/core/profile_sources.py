@@ -113,8 +113,10 @@ _H100_SXM_SOURCES = {
     "BLOCK_M % 64 != 0 (supportMMA(dot, 3), lib/Analysis/Utility.cpp)",
     "epilogue_smem_passes": "Triton's epilogue converts the accumulator from the MMA layout to the store "
     "layout through shared memory (ConvertLayoutOp lowered through a shared scratch buffer): C written "
-    "and read once, 2 passes at the shared-memory bandwidth (that the conversion takes this path for "
-    "every config is an assumption)",
+    "and read once, 2 passes at the shared-memory bandwidth. Counted in the SASS Triton 3.9 compiles for "
+    "tutorial 03's kernel (sm_80 and sm_90, mma.sync and wgmma tiles, tests/test_triton_rules.py): after the "
+    "loop each block stores its FP16 C tile to shared memory and loads it back once, then stores it to global "
+    "memory once; that Inductor's template does the same is an assumption",
     "resident_blocks_overlap": "1, composed from Triton's launch model and stated as an assumption: a "
     "non-persistent Triton kernel runs one program per tile and the GPU starts the next program in a slot "
     "only when the one there has exited (triton-lang/triton, python/tutorials/gluon/07-persistence.py), so "
