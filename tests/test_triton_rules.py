@@ -431,3 +431,15 @@ def test_the_epilogue_moves_the_c_tile_through_shared_memory_as_often_as_the_mod
     moved = epilogue_bytes(cc, cfg)
     assert moved["smem_write"] + moved["smem_read"] == hw.epilogue_smem_passes * c_tile
     assert moved["global_write"] == c_tile
+
+
+@pytest.mark.parametrize("cc", [80, 90])
+@pytest.mark.parametrize("cfg", [(16, 32, 128, 2, 5), (64, 64, 32, 2, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3)])
+def test_each_k_step_copies_the_a_and_b_tiles_once(cc, cfg):
+    # the port and L2 terms charge (BM + BN) x BK FP16 elements per block per k-step: the loop's cp.async
+    # copies (LDGSTS, 16 bytes each where the tile allows) of every thread
+    bm, bn, bk, warps, _ = cfg
+    _, loop, _ = compiled_code(cc, cfg)
+    width = {"128": 16, "64": 8, "32": 4}
+    copied = sum(width[re.search(r"\.(128|64|32)$", op)[1]] for op in loop if op.startswith("LDGSTS")) * warps * 32
+    assert copied == (bm + bn) * bk * 2
