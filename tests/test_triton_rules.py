@@ -345,7 +345,7 @@ def test_mma_sync_reads_what_the_compiled_ldmatrix_instructions_load(cc, cfg, tm
 
 
 def compiled_code(cc: int, cfg) -> tuple[list[str], list[str], list[str]]:
-    """The opcodes (predicates dropped) of the compiled kernel's SASS before, in and after its k-loop.
+    """The instructions (predicates dropped) of the compiled kernel's SASS before, in and after its k-loop.
 
     The loop is the code between the backward branch and its target (tutorial 03's kernel has one loop).
     """
@@ -359,12 +359,16 @@ def compiled_code(cc: int, cfg) -> tuple[list[str], list[str], list[str]]:
         if (m := re.search(r"\bBRA (0x([0-9a-f]+))", text)) and int(m[2], 16) < at
     ]
     start, end = max(loops, key=lambda span: span[1] - span[0])
-    ops = [(at, text.split()[1] if text.startswith("@") else text.split()[0]) for at, text in code]
+    code = [(at, (text.split(maxsplit=1)[1] if text.startswith("@") else text).strip()) for at, text in code]
     return (
-        [op for at, op in ops if at < start],
-        [op for at, op in ops if start <= at <= end],
-        [op for at, op in ops if at > end],
+        [text for at, text in code if at < start],
+        [text for at, text in code if start <= at <= end],
+        [text for at, text in code if at > end],
     )
+
+
+def opcode(instruction: str) -> str:
+    return instruction.split()[0]
 
 
 def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
@@ -374,7 +378,7 @@ def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
     (``LDGDEPBAR``) since the last one, going round the loop: a second ``DEPBAR`` on the same copies finds
     them arrived and costs nothing.
     """
-    _, ops, _ = compiled_code(cc, cfg)
+    ops = [opcode(text) for text in compiled_code(cc, cfg)[1]]
     barriers = sum(op.startswith("BAR.SYNC") for op in ops)
     # entering an iteration in the steady state, a commit is pending if one follows the body's last wait
     last_wait = max((i for i, op in enumerate(ops) if op.startswith("DEPBAR")), default=-1)
@@ -404,7 +408,7 @@ def epilogue_bytes(cc: int, cfg) -> dict[str, int]:
     Every warp runs the same code: per-thread ``STS`` / ``LDS`` / ``STG`` widths times the threads, and
     ``STSM`` / ``LDSM`` (a warp moves 128 B per 8 x 8 matrix, ``.x4`` four of them) times the warps.
     """
-    _, _, after = compiled_code(cc, cfg)
+    after = [opcode(text) for text in compiled_code(cc, cfg)[2]]
     threads, warps = cfg[3] * 32, cfg[3]
     width = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "32": 4, "64": 8, "128": 16}
     moved = {"smem_write": 0, "smem_read": 0, "global_write": 0}
@@ -439,7 +443,20 @@ def test_each_k_step_copies_the_a_and_b_tiles_once(cc, cfg):
     # the port and L2 terms charge (BM + BN) x BK FP16 elements per block per k-step: the loop's cp.async
     # copies (LDGSTS, 16 bytes each where the tile allows) of every thread
     bm, bn, bk, warps, _ = cfg
-    _, loop, _ = compiled_code(cc, cfg)
+    loop = [opcode(text) for text in compiled_code(cc, cfg)[1]]
     width = {"128": 16, "64": 8, "32": 4}
     copied = sum(width[re.search(r"\.(128|64|32)$", op)[1]] for op in loop if op.startswith("LDGSTS")) * warps * 32
     assert copied == (bm + bn) * bk * 2
+
+
+@pytest.mark.parametrize("cc", [80, 90])
+@pytest.mark.parametrize("warps, stages", [(4, 2), (4, 3), (2, 4), (4, 5)])
+def test_stages_minus_one_loads_are_in_flight_as_the_latency_term_assumes(cc, warps, stages):
+    # t_latency_s = L / (stages - 1): the loop waits for a stage (DEPBAR.LE SB0, n lets n commit groups,
+    # two per stage, stay outstanding) while the stages - 2 after it are still in flight, so the awaited
+    # load overlaps stages - 1 in all; on sm_90 too, where wgmma keeps one more buffer for the MMA in flight
+    before, loop, after = compiled_code(cc, (64, 64, 32, warps, stages))
+    groups_per_stage = [opcode(text) for text in loop].count("LDGDEPBAR")
+    waits = [re.fullmatch(r"DEPBAR\.LE SB0, (0x[0-9a-f]+)", text) for text in before + loop + after]
+    outstanding = {int(w[1], 16) for w in waits if w} - {0}  # 0: the drain after the loop
+    assert outstanding == ({groups_per_stage * (stages - 2)} if stages > 2 else set())
