@@ -19,6 +19,7 @@ from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.launch import launch_checks, launchable, reasons
 from schedlab.core.resources import (
     pipeline_smem_bytes,
+    smem_fill_bytes,
     smem_read_bytes,
     spilled_registers,
     triton_warps_per_tile,
@@ -446,7 +447,9 @@ def test_each_k_step_copies_the_a_and_b_tiles_once(cc, cfg):
     loop = [opcode(text) for text in compiled_code(cc, cfg)[1]]
     width = {"128": 16, "64": 8, "32": 4}
     copied = sum(width[re.search(r"\.(128|64|32)$", op)[1]] for op in loop if op.startswith("LDGSTS")) * warps * 32
-    assert copied == (bm + bn) * bk * 2
+    assert (
+        copied == (bm + bn) * bk * 2 == smem_fill_bytes(config_array([(*cfg, 8)]), {80: A100_SXM4, 90: H100_SXM}[cc])[0]
+    )
 
 
 @pytest.mark.parametrize("cc", [80, 90])

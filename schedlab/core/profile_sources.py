@@ -129,7 +129,8 @@ _H100_SXM_SOURCES = {
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "
     "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors, as Triton 3.9 "
-    "compiles tutorial 03's dot), so B once per 64 rows of the tile",
+    "compiles tutorial 03's dot), so B once per 64 rows of the tile; plus the A and B tiles the asynchronous copies "
+    "write each k-step, for a bank serves one 32-bit access per clock, read or write [CUDA-PG]",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
     "(no per-SM L2 port measurement found)",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
@@ -183,7 +184,8 @@ _A100_SOURCES = {
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "
     "both operands from shared memory (the PTX ISA's wgmma.mma_async with two matrix descriptors, as Triton 3.9 "
-    "compiles tutorial 03's dot), so B once per 64 rows of the tile",
+    "compiles tutorial 03's dot), so B once per 64 rows of the tile; plus the A and B tiles the asynchronous copies "
+    "write each k-step, for a bank serves one 32-bit access per clock, read or write [CUDA-PG]",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept",
     "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an A100 80GB: 5.40 TB/s, the median of the rows "
     "with 8-26 MB data sets (5.26-5.45 TB/s); 75 % of the 5120 B/clk L2 read bandwidth [A100-WP] gives at "

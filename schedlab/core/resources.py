@@ -20,6 +20,7 @@ __all__ = [
     "pipeline_buffers",
     "pipeline_smem_bytes",
     "smem_read_bytes",
+    "smem_fill_bytes",
     "reserved_smem_bytes",
     "accumulator_registers",
     "registers_per_thread",
@@ -196,6 +197,29 @@ def smem_read_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     mma_v2 = wy * wx * (np.maximum(bm // wy, hw.mma_m) + np.maximum(bn // wx, hw.mma_n)) * bk * elt
     wgmma = (wx * bm + bm * bn // 64) * bk * elt
     return np.where(uses_wgmma(bm, bn, warps, hw), wgmma, mma_v2)
+
+
+def smem_fill_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Bytes one block's k-step writes into shared memory: its A and B tiles (integer array).
+
+    Under Triton's rules, ``(B_M + B_N) B_K e``: the loop's asynchronous copies (``cp.async``, SASS
+    ``LDGSTS``; checked against the compiled loop in ``tests/test_triton_rules.py``) land in the same
+    banks the MMA operands are read from, each bank serving one 32-bit access per clock, read or write
+    (CUDA C++ Programming Guide, shared memory), so they share the bandwidth with
+    :func:`smem_read_bytes`. 0 under the seed's rules: the seed lecture's shared-memory term counts the
+    reads alone.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import H100_SXM, H100_TC
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(128, 128, 64, 4, 3, 8)])
+    >>> smem_fill_bytes(arr, H100_SXM).tolist(), smem_fill_bytes(arr, H100_TC).tolist()
+    ([32768], [0])
+    """
+    if hw.launch_rules == "seed":
+        return np.zeros(len(arr), dtype=np.int64)
+    return (arr[:, 0] + arr[:, 1]) * arr[:, 2] * hw.bytes_per_element
 
 
 def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:

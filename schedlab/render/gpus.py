@@ -88,7 +88,7 @@ def hardware_transfer_table(transfer: HardwareTransfer) -> Table:
     >>> from schedlab.studies.gpus import hardware_transfer
     >>> t = hardware_transfer_table(hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"]))
     >>> t.rows[1]
-    ('a100-sxm4', '(128, 256, 128, 8, 2, 1)', '210', '1.24', '1.00')
+    ('a100-sxm4', '(128, 256, 128, 8, 2, 1)', '207', '1.24', '1.00')
     """
     rows = []
     for i, (gpu, cfg) in enumerate(zip(transfer.gpus, transfer.optima)):

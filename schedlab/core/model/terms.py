@@ -7,7 +7,8 @@ Per wave and per k-step, every resident block is limited by the slowest of six r
 (:data:`TERMS`; all times in seconds):
 
 ``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
-``t_smem_s``     shared memory: the MMA instructions' A and B operand reads, 128 B/clk per SM (:func:`~schedlab.core.resources.smem_read_bytes`)
+``t_smem_s``     shared memory: the MMA instructions' A and B operand reads (and, under Triton's rules, the copies
+                 that write the tiles), 128 B/clk per SM (:mod:`~schedlab.core.resources` ``smem_read_bytes``, ``smem_fill_bytes``)
 ``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
 ``t_l2_s``       L2 bandwidth: the same bytes for every block resident on the chip (Triton's pipelined loads are
                  ``cp.async.cg``, which bypasses L1, so blocks sharing a panel each fetch it from L2)
@@ -46,7 +47,7 @@ import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import GemmConfig, config_array
-from schedlab.core.resources import occupancy, smem_read_bytes, spilled_registers, uses_wgmma
+from schedlab.core.resources import occupancy, smem_fill_bytes, smem_read_bytes, spilled_registers, uses_wgmma
 
 __all__ = [
     "TERMS",
@@ -255,7 +256,8 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
 
     (``t_lat = L`` for one stage; ``t_smem`` as written is the seed's warp grid: under Triton's rules the
     bytes are those of Triton's layout and, for ``wgmma``, of its instructions,
-    :func:`~schedlab.core.resources.smem_read_bytes`). A wave's k-steps are priced on the SM's own resources (tensor cores,
+    :func:`~schedlab.core.resources.smem_read_bytes`, plus the ``(B_M + B_N) B_K e`` the asynchronous
+    copies write, :func:`~schedlab.core.resources.smem_fill_bytes`). A wave's k-steps are priced on the SM's own resources (tensor cores,
     shared memory, port, latency: :func:`step_time`); the L2 is one queue for the whole kernel, like
     HBM: its bytes, ``S e B_K (m + n)`` per block, take at least their total over ``BW_L2``, and the
     SMs' k-steps and that L2 time overlap as the pipeline overlaps a k-step's terms,
@@ -292,7 +294,8 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
 
     rows, cols = t.rows, t.cols  # real, unpadded rows / columns of the busiest block
     flop_tile = 2.0 * bm * bn * bk  # the tensor cores compute the padded tile
-    bytes_smem = smem_read_bytes(arr, hw)  # the MMA instructions' operand reads
+    # the MMA instructions' operand reads and (Triton's rules) the copies that fill the stage
+    bytes_smem = smem_read_bytes(arr, hw) + smem_fill_bytes(arr, hw)
     # registers ptxas spilled (the compiler's stack frame; Triton's rules only, 0 under the seed's): each
     # spilled register is loaded and stored once per k-step, 4 B each way through L1 (the shared memory's
     # SRAM). An assumption: the least the spill can cost, for the compiler can order a k-step's unrolled
