@@ -136,6 +136,9 @@ def test_glued_numbers_in_the_html_are_what_the_build_computed(built_site, page)
             pytest.fail(f"{page}: {key} was glued as {plain!r}, not a number or a string")
         expected = format(value, spec) if spec else str(value)
         assert html.unescape(shown) == expected, f"{page}: {key} shows {shown!r}, the build computed {expected!r}"
+        # {glue:text} pastes plain text: Markdown or MyST markup in a glued string reaches the reader as it is
+        markup = re.search(r"`|\*\*|\{\w+\}", expected) if isinstance(value, str) else None
+        assert markup is None, f"{page}: {key} is glued with markup {markup[0]!r} that the page prints literally"
 
 
 SEARCH_WORDS = (BOOK / "_search" / "words.txt").read_text(encoding="utf-8").split()
