@@ -12,7 +12,8 @@ scalar/vector ratio and configurations per second. Finally it times ``python -m 
 as a subprocess when ``schedlab/__main__.py`` exists. It also times the terms issue 24 added (the
 tensor-core rate by instruction path, the epilogue's shared-memory passes) on ``h100-sxm``: the
 profile against itself with those terms neutral, cold, on Triton's launchable set; and reading the
-compiler's record of registers (:mod:`schedlab.core.compiler_record`), cold.
+compiler's record of registers (:mod:`schedlab.core.compiler_record`), cold; and the shared-memory bytes by
+Triton's layout (``smem_read_bytes`` and ``smem_fill_bytes``) against the seed's warp grid.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from schedlab.core.hardware import H100_SXM, H100_TC
 from schedlab.core.knobs import all_configs, config_array
 from schedlab.core.launch import launch_checks
 from schedlab.core.model.engine import evaluate, gemm_time
+from schedlab.core.resources import smem_fill_bytes, smem_read_bytes
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.render.labels import shape_short
 
@@ -138,6 +140,17 @@ def main(argv=None) -> int:
     print(
         f"compiler record (schedlab/data/triton-registers.csv), read and looked up for {len(triton_arr)} configs, "
         f"cold: {fmt_s(read_s)} ({read_s / cost[H100_SXM] * 100:.1f} % of the 4 cold evaluations above, paid once per target)"
+    )
+    # the shared-memory bytes per k-step: Triton's layout and instructions plus the stage's fill (h100-sxm)
+    # against the seed's warp-grid formula on the same configs (warm: both are plain numpy on the array)
+    triton_s = best_of(
+        lambda: smem_read_bytes(triton_arr, H100_SXM) + smem_fill_bytes(triton_arr, H100_SXM), args.repeats, False
+    )[0]
+    seed_s = best_of(lambda: smem_read_bytes(triton_arr, H100_TC), args.repeats, False)[0]
+    print(
+        f"shared-memory bytes per k-step for {len(triton_arr)} configs: {fmt_s(triton_s)} by Triton's layout and the "
+        f"fill, {fmt_s(seed_s)} by the seed's grid ({triton_s / seed_s:.1f}x; {triton_s / cost[H100_SXM] * 100:.1f} % "
+        f"of the 4 cold evaluations above)"
     )
     print()
 
