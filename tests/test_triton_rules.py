@@ -463,3 +463,19 @@ def test_stages_minus_one_loads_are_in_flight_as_the_latency_term_assumes(cc, wa
     waits = [re.fullmatch(r"DEPBAR\.LE SB0, (0x[0-9a-f]+)", text) for text in before + loop + after]
     outstanding = {int(w[1], 16) for w in waits if w} - {0}  # 0: the drain after the loop
     assert outstanding == ({groups_per_stage * (stages - 2)} if stages > 2 else set())
+
+
+@pytest.mark.parametrize("hw", [H100_SXM, A100_SXM4], ids=lambda hw: hw.launch_rules)
+@pytest.mark.parametrize("cfg", [(64, 64, 32, 2, 3), (128, 128, 32, 2, 3), (32, 128, 64, 4, 3), (32, 64, 64, 2, 4)])
+def test_issue_slots_do_not_bind_where_each_warp_runs_many_mma_per_k_step(hw, cfg):
+    # the profiles' assumption (tensor_cores_per_sm's source): a warp issues one instruction per clock on its
+    # sub-partition, and its loop's instructions take fewer clocks than its mma.sync keep that sub-partition's
+    # tensor core busy at the measured rate. Tiles of few mma per k-step (BK 16, 16-row warps) are not covered
+    cc = {"triton-sm90": 90, "triton-sm80": 80}[hw.launch_rules]
+    bm, bn, bk, warps, _ = cfg
+    assert not uses_wgmma(bm, bn, warps, hw)
+    loop = [opcode(text) for text in compiled_code(cc, cfg)[1]]
+    mma = sum(op.startswith("HMMA") for op in loop)
+    assert mma * warps * 16 * 8 * 16 == bm * bn * bk  # every m16n8k16 of the tile once per k-step
+    clocks_per_mma = 2 * 16 * 8 * 16 / (hw.flop_per_clk_per_tensor_core * hw.mma_sync_fraction)
+    assert len(loop) < mma * clocks_per_mma

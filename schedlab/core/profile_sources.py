@@ -103,9 +103,11 @@ _H100_SXM_SOURCES = {
     "wgmma on Hopper, and so does Triton where num_warps % 4 == 0 and BLOCK_M % 64 == 0: supportMMA in triton-lang/triton's lib/Analysis/Utility.cpp)",
     "tensor_cores_per_sm": "[H100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: with r "
     "blocks of w warps resident, min(4, r w) tensor cores work (a warp runs on its sub-partition's one). "
-    "Assumption: issue slots do not bind beyond that (one m16n8k16 mma.sync, 4096 FLOP, every 6 clocks at "
-    "the mma.sync rate, against one instruction issued per clock per sub-partition), and a block's "
-    "barrier and wait stall only its own warps (the k-step clocks are paid once per step of the r blocks)",
+    "Issue slots are not priced: checked for mma.sync tiles with 32 or more m16n8k16 per warp per k-step, "
+    "whose compiled loops (Triton 3.9, SASS) issue 0.44-0.56 of the clocks their mma keep the tensor core "
+    "busy at the mma.sync rate (tests/test_triton_rules.py); tiles with 4 per warp come to about 1 and can "
+    "be issue-bound (not modelled). Assumption: a block's barrier and wait stall only its own warps (the "
+    "k-step clocks are paid once per step of the r blocks)",
     "mma_sync_fraction": "Measured, second-hand: [LUO-HOPPER] and [LUO-HOPPER-2] measured FP16 mma.sync and "
     "wgmma on an H800 (GH100, the H100's tensor-core rate): about 494 TFLOPS with mma.sync m16n8k16 against "
     "about 757 with the best dense wgmma, ratio 0.65; these values were read from secondary summaries, not "
@@ -178,8 +180,10 @@ _A100_SOURCES = {
     "/ (108 SM x 1.41 GHz) = 1781 FLOP/clk/SM, 87 % of the nominal 2048 [A100-WP]. Path: mma.sync "
     "(the A100 has no wgmma), which Triton and cuBLAS both use",
     "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: "
-    "min(4, r w) tensor cores work; assumption: issue slots do not bind beyond that (one m16n8k16 mma.sync "
-    "every 9 clocks per tensor core at the measured rate, one instruction issued per clock)",
+    "min(4, r w) tensor cores work. Issue slots are not priced: checked for tiles with 32 or more m16n8k16 per "
+    "warp per k-step, whose compiled loops (Triton 3.9, SASS) issue 0.45-0.85 of the clocks their mma keep the "
+    "tensor core busy (one every 9 clocks at the measured rate; 0.85 where ptxas spilled; tests/test_triton_rules.py); tiles with 4 per "
+    "warp per k-step come to 0.9-2.1 and can be issue-bound (not modelled)",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "
