@@ -22,10 +22,13 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM, H200_SXM
 from schedlab.core.knobs import SPACE, config_array
 from schedlab.core.resources import (
     accumulator_registers,
+    loop_instructions,
     pipeline_smem_bytes,
     registers_per_thread,
     reserved_smem_bytes,
     spilled_registers,
+    triton_warps_per_tile,
+    uses_wgmma,
 )
 
 RECORD = read_record()
@@ -70,6 +73,23 @@ def test_the_pipeline_formula_is_what_triton_reserved_or_the_epilogue_needs_more
 
 
 @pytest.mark.parametrize("cc", sorted(PROFILE_OF_TARGET))
+def test_every_k_loop_issues_at_least_its_mma_and_the_model_reads_it(cc):
+    # per warp and k-step: mma.sync, one m16n8k16 per 16 x 8 of the warp's tile per 16 of BLOCK_K; wgmma, one
+    # m64nNk16 per 64 of the warp group's rows per 16 of BLOCK_K (tests/test_triton_rules.py counts them)
+    hw = PROFILE_OF_TARGET[cc]
+    rows = rows_of(cc)
+    arr = as_array(rows)
+    bm, bn, bk, warps = arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
+    wy, wx = triton_warps_per_tile(bm, bn, warps, hw)
+    mma_sync = (np.maximum(bm // wy, 16) // 16) * (np.maximum(bn // wx, 8) // 8) * (bk // 16)
+    wgmma = bm // np.maximum(wy // 4, 1) // 64 * (bk // 16)  # (wy is 4 or more where the dot is a wgmma)
+    least = np.where(uses_wgmma(bm, bn, warps, hw), wgmma, mma_sync)
+    recorded = np.array([r.loop_instructions for r in rows])
+    assert np.all(recorded >= least)
+    assert loop_instructions(arr, hw).tolist() == recorded.tolist()
+
+
+@pytest.mark.parametrize("cc", sorted(PROFILE_OF_TARGET))
 def test_every_thread_holds_at_least_its_accumulator_unless_ptxas_spilled(cc):
     hw, rows = PROFILE_OF_TARGET[cc], rows_of(cc)
     acc = accumulator_registers(as_array(rows), hw)
@@ -106,7 +126,7 @@ def test_a_configuration_the_record_lacks_takes_the_nearest_compiled_stage_count
     compiled = {r.stages: r for r in rows_of(80) if (r.bm, r.bn, r.bk, r.warps) == (256, 256, 128, 4)}
     assert sorted(compiled) == [1, 2]
     lacking = config_array([(256, 256, 128, 4, s, 8) for s in (3, 4, 5)])
-    regs, stack, shared = compiled_resources(lacking, "triton-sm80")
+    regs, stack, shared, _ = compiled_resources(lacking, "triton-sm80")
     assert regs.tolist() == [compiled[2].registers] * 3 and stack.tolist() == [compiled[2].stack_bytes] * 3
     # the shared memory is the pipeline's, larger than the neighbour's: 2, 3 and 4 buffers of 128 KiB
     assert (reserved_smem_bytes(lacking, A100_SXM4) // 2**17).tolist() == [2, 3, 4]
@@ -130,8 +150,11 @@ def test_the_record_reads_back_what_was_written(tmp_path):
     "text, message",
     [
         ("cc,bm\n80,16\n", "header"),
-        ("cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes\n80,16,16,16,1,1,x,0,1024\n", "line 2"),
-        ("cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes\n80,16,16\n", "line 2"),
+        (
+            "cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes,loop_instructions\n80,16,16,16,1,1,x,0,1024,40\n",
+            "line 2",
+        ),
+        ("cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes,loop_instructions\n80,16,16\n", "line 2"),
     ],
 )
 def test_a_damaged_record_is_refused_by_line(tmp_path, text, message):

@@ -1,14 +1,14 @@
-"""The terms issue 24 added: the tensor-core rate by instruction path, the k-step's fixed clocks against
-BLOCK_K, the epilogue's pass through shared memory, and launches eager or as CUDA-graph nodes."""
+"""The terms issue 24 added: the tensor-core rate by instruction path, the issue of the compiled loop, the k-step's
+fixed clocks against BLOCK_K, the epilogue's pass through shared memory, and launches eager or as CUDA-graph nodes."""
 
 import dataclasses
 
 import pytest
 
 from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_MODES, launched
-from schedlab.core.knobs import GemmConfig
+from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.model.engine import explain
-from schedlab.core.resources import uses_wgmma
+from schedlab.core.resources import loop_instructions, uses_wgmma
 
 SQUARE = (4096, 4096, 4096)
 
@@ -19,10 +19,12 @@ def _t_tc(cfg, hw, shape=SQUARE):
 
 class TestTensorCorePath:
     def test_mma_sync_configs_compute_at_the_fraction_of_the_wgmma_rate(self):
-        """Two warps lower to mma.sync, four to wgmma (same block): only the first slows by the fraction."""
+        """Two warps lower to mma.sync, four to wgmma (same block): only the first slows by the fraction.
+        (128 x 128 x 64 with two warps spills, and its loop's issue binds before the tensor cores at the full
+        rate; 128 x 64 does not.)"""
         one_path = dataclasses.replace(H100_SXM, mma_sync_fraction=1.0)
-        cfg2, cfg4 = GemmConfig(128, 128, 64, 2, 3, 8), GemmConfig(128, 128, 64, 4, 3, 8)
-        assert not uses_wgmma(128, 128, 2, H100_SXM) and uses_wgmma(128, 128, 4, H100_SXM)
+        cfg2, cfg4 = GemmConfig(128, 64, 64, 2, 3, 8), GemmConfig(128, 64, 64, 4, 3, 8)
+        assert not uses_wgmma(128, 64, 2, H100_SXM) and uses_wgmma(128, 64, 4, H100_SXM)
         assert _t_tc(cfg2, H100_SXM) == pytest.approx(_t_tc(cfg2, one_path) / H100_SXM.mma_sync_fraction)
         assert _t_tc(cfg4, H100_SXM) == _t_tc(cfg4, one_path)
 
@@ -40,6 +42,28 @@ class TestTensorCorePath:
 
     def test_hopper_mma_sync_is_slower_than_wgmma(self):
         assert 0.5 < H100_SXM.mma_sync_fraction < 0.8
+
+
+class TestIssueSlots:
+    def test_a_tile_of_few_mma_per_warp_is_bound_by_issuing_its_loop(self):
+        """16 x 32 x 32 with 2 warps on the A100, one block per SM: each warp alone on its sub-partition issues the
+        compiled loop's instructions one per clock, longer than its 4 mma.sync keep the tensor core busy."""
+        cfg = GemmConfig(16, 32, 32, 2, 5, 8)
+        shape = (16, 32 * A100_SXM4.n_sm, 4096)
+        b = explain(cfg, *shape, A100_SXM4)
+        assert b.blocks == A100_SXM4.n_sm and b.waves == 1  # the one wave is a partial one: one block on each SM
+        issue_s = int(loop_instructions(config_array([cfg]), A100_SXM4)[0]) / A100_SXM4.clock_hz
+        tensor_s = 2 * 16 * 32 * 32 / (2 * A100_SXM4.flop_per_clk_per_tensor_core * A100_SXM4.clock_hz)
+        assert issue_s > tensor_s
+        assert b.t_tc_s == pytest.approx(issue_s)
+
+    def test_a_large_tile_keeps_its_tensor_core_time(self):
+        b = explain(GemmConfig(128, 128, 64, 4, 3, 8), *SQUARE, H100_SXM)
+        flop = b.blocks_per_sm * 2 * 128 * 128 * 64
+        assert b.t_tc_s == pytest.approx(flop / (4 * H100_SXM.flop_per_clk_per_tensor_core * H100_SXM.clock_hz))
+
+    def test_the_lecture_counts_no_issue(self):
+        assert loop_instructions(config_array([GemmConfig(16, 32, 32, 2, 5, 8)]), H100_TC).tolist() == [0]
 
 
 class TestKStepClocks:

@@ -350,22 +350,9 @@ def compiled_code(cc: int, cfg) -> tuple[list[str], list[str], list[str]]:
 
     The loop is the code between the backward branch and its target (tutorial 03's kernel has one loop).
     """
-    from schedlab.triton.compiler import compile_tutorial_binary, cuobjdump
+    from schedlab.triton.compiler import compile_tutorial_binary, cuobjdump, split_at_loop
 
-    sass = cuobjdump(compile_tutorial_binary(cc, *cfg).asm["cubin"], "-sass")
-    code = [(int(m[1], 16), m[2]) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)]
-    loops = [
-        (int(m[2], 16), at)
-        for at, text in code
-        if (m := re.search(r"\bBRA (0x([0-9a-f]+))", text)) and int(m[2], 16) < at
-    ]
-    start, end = max(loops, key=lambda span: span[1] - span[0])
-    code = [(at, (text.split(maxsplit=1)[1] if text.startswith("@") else text).strip()) for at, text in code]
-    return (
-        [text for at, text in code if at < start],
-        [text for at, text in code if start <= at <= end],
-        [text for at, text in code if at > end],
-    )
+    return split_at_loop(cuobjdump(compile_tutorial_binary(cc, *cfg).asm["cubin"], "-sass"))
 
 
 def opcode(instruction: str) -> str:

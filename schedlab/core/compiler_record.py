@@ -1,9 +1,10 @@
-"""Registers and stack per thread as Triton's compiler reported them, for every configuration it can launch.
+"""Registers, stack and loop length as Triton's compiler reported them, for every configuration it can launch.
 
 ``schedlab/data/triton-registers.csv`` holds one row per compiled kernel (:class:`CompiledKernel`):
 Triton tutorial 03's FP16 matmul kernel compiled by Triton 3.9.0 for compute capability 8.0 and 9.0
 (no GPU needed), with the registers per thread and the stack frame ``cuobjdump`` read from each
-cubin and the shared memory Triton reserved. :mod:`schedlab.triton.compiler` writes it
+cubin, the shared memory Triton reserved, and the instructions of one iteration of the k-loop in the
+cubin's SASS. :mod:`schedlab.triton.compiler` writes it
 (``python -m schedlab.triton.compiler -o schedlab/data/triton-registers.csv``); under Triton's launch
 rules the model reads registers from it (:func:`compiled_resources`) instead of estimating them.
 
@@ -47,6 +48,7 @@ class CompiledKernel:
     registers: int  # registers per thread (cuobjdump REG)
     stack_bytes: int  # stack frame per thread (cuobjdump STACK): where ptxas spills
     shared_bytes: int  # shared memory Triton reserves (metadata.shared)
+    loop_instructions: int  # SASS instructions one warp issues per iteration of the k-loop (cuobjdump -sass)
 
 
 def write_record(rows, path) -> None:
@@ -76,7 +78,8 @@ def read_record(path=RECORD_PATH) -> tuple[CompiledKernel, ...]:
 
 @memoised(maxsize=4)
 def _dense(cc: int) -> np.ndarray:
-    """``(5, 5, 4, 4, 5, 3)`` int64: (registers, stack, shared bytes) at every knob position, missing stages filled.
+    """``(5, 5, 4, 4, 5, 4)`` int64: (registers, stack, shared bytes, loop instructions) at every knob position,
+    missing stages filled.
 
     A configuration the record lacks (Triton refused it for shared memory on the profile the record was
     compiled for) takes the nearest compiled stage count of the same tile and warps, the lower on a tie
@@ -87,11 +90,11 @@ def _dense(cc: int) -> np.ndarray:
     them and the pipeline's buffers).
     """
     sizes = [len(SPACE[k]) for k in _KNOBS]
-    table = np.full((*sizes, 3), -1, dtype=np.int64)
+    table = np.full((*sizes, 4), -1, dtype=np.int64)
     for row in read_record():
         if row.cc == cc:
             at = tuple(SPACE[k].index(getattr(row, k)) for k in _KNOBS)
-            table[at] = (row.registers, row.stack_bytes, row.shared_bytes)
+            table[at] = (row.registers, row.stack_bytes, row.shared_bytes, row.loop_instructions)
     have = table[..., 0] >= 0
     n_stages = sizes[-1]
     order = [sorted(range(n_stages), key=lambda j, i=i: (abs(j - i), j)) for i in range(n_stages)]
@@ -106,11 +109,13 @@ def _dense(cc: int) -> np.ndarray:
     return table
 
 
-def compiled_resources(arr: np.ndarray, launch_rules: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(registers per thread, stack bytes per thread, shared bytes per block) Triton's compiler reported.
+def compiled_resources(arr: np.ndarray, launch_rules: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(registers per thread, stack bytes per thread, shared bytes per block, loop instructions per warp)
+    Triton's compiler reported.
 
     For an ``(n, 5+)`` config array; the shared bytes are ``metadata.shared``, the pipeline's buffers
-    or, where larger, the epilogue's layout conversion of C (which reuses them).
+    or, where larger, the epilogue's layout conversion of C (which reuses them); the loop instructions
+    are the SASS instructions of one iteration of the k-loop, which every warp issues.
 
     ``launch_rules`` is a Triton rule set (:data:`TARGET_OF_RULES`); the configurations' knobs must be
     values of ``SPACE``.
@@ -119,7 +124,7 @@ def compiled_resources(arr: np.ndarray, launch_rules: str) -> tuple[np.ndarray, 
     --------
     >>> from schedlab.core.knobs import GemmConfig, config_array
     >>> arr = config_array([GemmConfig(64, 64, 64, 2, 3, 8), GemmConfig(128, 128, 64, 4, 3, 8)])
-    >>> regs, stack, shared = compiled_resources(arr, "triton-sm90")
+    >>> regs, stack, shared, loop = compiled_resources(arr, "triton-sm90")
     >>> regs.tolist(), stack.tolist(), shared.tolist()
     ([204, 216], [0, 0], [32768, 98304])
     """
@@ -128,4 +133,4 @@ def compiled_resources(arr: np.ndarray, launch_rules: str) -> tuple[np.ndarray, 
     table = _dense(TARGET_OF_RULES[launch_rules])
     at = tuple(np.searchsorted(SPACE[k], arr[:, j]) for j, k in enumerate(_KNOBS))
     found = table[at]
-    return found[:, 0], found[:, 1], found[:, 2]
+    return found[:, 0], found[:, 1], found[:, 2], found[:, 3]

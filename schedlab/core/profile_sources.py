@@ -103,11 +103,12 @@ _H100_SXM_SOURCES = {
     "wgmma on Hopper, and so does Triton where num_warps % 4 == 0 and BLOCK_M % 64 == 0: supportMMA in triton-lang/triton's lib/Analysis/Utility.cpp)",
     "tensor_cores_per_sm": "[H100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: with r "
     "blocks of w warps resident, min(4, r w) tensor cores work (a warp runs on its sub-partition's one). "
-    "Issue slots are not priced: checked for mma.sync tiles with 32 or more m16n8k16 per warp per k-step, "
-    "whose compiled loops (Triton 3.9, SASS) issue 0.44-0.56 of the clocks their mma keep the tensor core "
-    "busy at the mma.sync rate (tests/test_triton_rules.py); tiles with 4 per warp come to about 1 and can "
-    "be issue-bound (not modelled). Assumption: a block's barrier and wait stall only its own warps (the "
-    "k-step clocks are paid once per step of the r blocks)",
+    "Issue slots: each sub-partition issues one instruction per clock, so a k-step's tensor-core time is at "
+    "least ceil(r w / 4) times the instructions one warp issues per iteration of the compiled k-loop (Triton "
+    "3.9's SASS, recorded per kernel in schedlab/data/triton-registers.csv). It binds only for tiles with few "
+    "mma per warp: those with 32 or more m16n8k16 per warp per k-step issue 0.44-0.56 of their mma's "
+    "tensor-core clocks (tests/test_triton_rules.py). Assumption: a block's barrier and wait stall only its "
+    "own warps (the k-step clocks are paid once per step of the r blocks)",
     "mma_sync_fraction": "Measured, second-hand: [LUO-HOPPER] and [LUO-HOPPER-2] measured FP16 mma.sync and "
     "wgmma on an H800 (GH100, the H100's tensor-core rate): about 494 TFLOPS with mma.sync m16n8k16 against "
     "about 757 with the best dense wgmma, ratio 0.65; these values were read from secondary summaries, not "
@@ -180,10 +181,11 @@ _A100_SOURCES = {
     "/ (108 SM x 1.41 GHz) = 1781 FLOP/clk/SM, 87 % of the nominal 2048 [A100-WP]. Path: mma.sync "
     "(the A100 has no wgmma), which Triton and cuBLAS both use",
     "tensor_cores_per_sm": "[A100-WP] one tensor core per SM sub-partition, 4 per SM. Few-warp blocks: "
-    "min(4, r w) tensor cores work. Issue slots are not priced: checked for tiles with 32 or more m16n8k16 per "
-    "warp per k-step, whose compiled loops (Triton 3.9, SASS) issue 0.45-0.85 of the clocks their mma keep the "
-    "tensor core busy (one every 9 clocks at the measured rate; 0.85 where ptxas spilled; tests/test_triton_rules.py); tiles with 4 per "
-    "warp per k-step come to 0.9-2.1 and can be issue-bound (not modelled)",
+    "min(4, r w) tensor cores work, and each sub-partition issues one instruction per clock: a k-step's "
+    "tensor-core time is at least ceil(r w / 4) times the compiled k-loop's instructions per warp (Triton 3.9's "
+    "SASS, recorded per kernel). It binds for tiles with few mma per warp (16 x 32 x 32 with 2 warps: 76 "
+    "instructions for 4 mma.sync, about 2 x their tensor-core clocks); tiles with 32 or more per warp issue "
+    "0.45-0.85 of theirs (tests/test_triton_rules.py)",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "

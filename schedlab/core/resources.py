@@ -25,6 +25,7 @@ __all__ = [
     "accumulator_registers",
     "registers_per_thread",
     "spilled_registers",
+    "loop_instructions",
     "occupancy",
 ]
 
@@ -302,6 +303,27 @@ def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     if hw.launch_rules == "seed":
         return np.zeros(len(arr), dtype=np.int64)
     return compiled_resources(arr, hw.launch_rules)[1] // 4
+
+
+def loop_instructions(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Instructions one warp issues per k-step, for an ``(n, 5+)`` config array.
+
+    Under Triton's rules: the SASS instructions of one iteration of the compiled k-loop
+    (:func:`~schedlab.core.compiler_record.compiled_resources`): the MMA and its operand loads, the copies,
+    address arithmetic, waits and barriers. 0 under the seed's rules, whose model does not count issue.
+    E.g. 16 x 32 x 32 with 2 warps and 5 stages issues 76 per k-step on sm_80 for its 4 ``mma.sync``.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import A100_SXM4, H100_TC
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(16, 32, 32, 2, 5, 8)])
+    >>> loop_instructions(arr, A100_SXM4).tolist(), loop_instructions(arr, H100_TC).tolist()
+    ([76], [0])
+    """
+    if hw.launch_rules == "seed":
+        return np.zeros(len(arr), dtype=np.int64)
+    return compiled_resources(arr, hw.launch_rules)[3]
 
 
 def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:

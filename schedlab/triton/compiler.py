@@ -1,4 +1,4 @@
-"""What Triton's compiler makes of each configuration: registers, stack and shared memory of the tutorial kernel.
+"""What Triton's compiler makes of each configuration: registers, stack, shared memory and k-loop length of the tutorial kernel.
 
 ``python -m schedlab.triton.compiler -o schedlab/data/triton-registers.csv`` compiles Triton tutorial 03's
 FP16 matmul kernel (``python/tutorials/03-matrix-multiplication.py``: 16-byte aligned pointers, unit
@@ -8,7 +8,8 @@ knob space that Triton can launch (its pipeline's shared memory fits, the one ru
 both targets the Triton profiles describe, ``GPUTarget("cuda", 80, 32)`` and
 ``GPUTarget("cuda", 90, 32)``. No GPU is needed: ``triton.compile`` runs the whole pipeline to a cubin
 with the ``ptxas`` Triton ships, and ``cuobjdump --dump-resource-usage`` (shipped beside it) reads the
-cubin's registers per thread (``REG``) and stack frame (``STACK``, where ptxas spills). The record's
+cubin's registers per thread (``REG``) and stack frame (``STACK``, where ptxas spills); ``cuobjdump -sass``
+gives the machine code, whose k-loop (:func:`split_at_loop`) is counted in instructions. The record's
 format and its reader are :mod:`schedlab.core.compiler_record`; a ``regen`` test compiles a sample again
 and compares.
 """
@@ -30,7 +31,7 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM
 from schedlab.core.knobs import SPACE
 from schedlab.core.resources import pipeline_smem_bytes
 
-__all__ = ["TARGETS", "compile_tutorial_kernel", "compile_tutorial_binary", "cuobjdump", "main"]
+__all__ = ["TARGETS", "compile_tutorial_kernel", "compile_tutorial_binary", "cuobjdump", "split_at_loop", "main"]
 
 #: Compute capabilities the Triton profiles compile for, and the profile whose launch rules each follows
 #: (``h200-sxm`` has the H100's SM).
@@ -95,7 +96,10 @@ def compile_tutorial_kernel(cc: int, bm: int, bn: int, bk: int, warps: int, stag
     found = _RESOURCES.search(usage)
     if found is None:
         raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage}")
-    return CompiledKernel(cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared))
+    loop = split_at_loop(cuobjdump(binary.asm["cubin"], "-sass"))[1]
+    return CompiledKernel(
+        cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared), len(loop)
+    )
 
 
 def cuobjdump(cubin: bytes, *options: str) -> str:
@@ -107,6 +111,30 @@ def cuobjdump(cubin: bytes, *options: str) -> str:
         path = Path(folder) / "kernel.cubin"
         path.write_bytes(cubin)
         return subprocess.run([str(tool), *options, str(path)], capture_output=True, text=True, check=True).stdout
+
+
+def split_at_loop(sass: str) -> tuple[list[str], list[str], list[str]]:
+    """A kernel's SASS (``cuobjdump -sass``) as its instructions before, in and after its main loop.
+
+    The loop is the code between the backward branch and its target, the longest if there are several
+    (tutorial 03's kernel has one: the k-loop). Predicates are dropped, so each instruction starts with
+    its opcode.
+    """
+    code = [(int(m[1], 16), m[2]) for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)]
+    loops = [
+        (int(m[2], 16), at)
+        for at, text in code
+        if (m := re.search(r"\bBRA (0x([0-9a-f]+))", text)) and int(m[2], 16) < at
+    ]
+    if not loops:
+        raise ValueError("the SASS has no backward branch: no loop to split at")
+    start, end = max(loops, key=lambda span: span[1] - span[0])
+    code = [(at, (text.split(maxsplit=1)[1] if text.startswith("@") else text).strip()) for at, text in code]
+    return (
+        [text for at, text in code if at < start],
+        [text for at, text in code if start <= at <= end],
+        [text for at, text in code if at > end],
+    )
 
 
 def compile_tutorial_binary(cc: int, bm: int, bn: int, bk: int, warps: int, stages: int):

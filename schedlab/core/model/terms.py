@@ -6,7 +6,8 @@ Each k-step lasts at least its slowest resource; ``p`` is ``hw.pipeline_overlap`
 Per wave and per k-step, every resident block is limited by the slowest of six resources
 (:data:`TERMS`; all times in seconds):
 
-``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores
+``t_tc_s``       tensor cores: the padded tile's FLOP, ``r`` resident blocks sharing the SM's 4 tensor cores (under
+                 Triton's rules at least the issue of the compiled loop's instructions, one per clock per sub-partition)
 ``t_smem_s``     shared memory: the MMA instructions' A and B operand reads (and, under Triton's rules, the copies
                  that write the tiles), 128 B/clk per SM (:mod:`~schedlab.core.resources` ``smem_read_bytes``, ``smem_fill_bytes``)
 ``t_port_s``     the SM's port to L2: the block's real (unpadded) A and B bytes, 64 B/clk per SM
@@ -47,7 +48,14 @@ import numpy as np
 
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import GemmConfig, config_array
-from schedlab.core.resources import occupancy, smem_fill_bytes, smem_read_bytes, spilled_registers, uses_wgmma
+from schedlab.core.resources import (
+    loop_instructions,
+    occupancy,
+    smem_fill_bytes,
+    smem_read_bytes,
+    spilled_registers,
+    uses_wgmma,
+)
 
 __all__ = [
     "TERMS",
@@ -271,7 +279,9 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
 
     Triton's kernels add (each term neutral on the lecture's machine): ``F_tc`` times
     ``hw.mma_sync_fraction`` where the dot is lowered to ``mma.sync`` (Hopper's wgmma needs
-    ``warps % 4 == 0`` and ``BM % 64 == 0``); ``hw.epilogue_smem_passes`` trips of each block's C tile
+    ``warps % 4 == 0`` and ``BM % 64 == 0``); ``t_tc`` at least ``max(1, ceil(r w / 4)) I / f``, the issue of
+    the compiled k-loop's ``I`` instructions per warp (:func:`~schedlab.core.resources.loop_instructions`),
+    one per clock per sub-partition; ``hw.epilogue_smem_passes`` trips of each block's C tile
     through shared memory before the port, ``p e m n / (128 f)`` each, in the epilogue; ``spilled``
     registers (the compiler's stack frame) read and written through L1 once per k-step, added to the
     shared-memory bytes; and,
@@ -309,11 +319,16 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     # the tensor cores' rate by instruction path: wgmma where Triton emits it, mma.sync elsewhere
     tc_rate = hw.flop_per_clk_per_tensor_core * np.where(uses_wgmma(bm, bn, warps, hw), 1.0, hw.mma_sync_fraction)
 
+    instructions = loop_instructions(arr, hw)  # per warp and k-step (0 under the seed's rules)
+
     def sm_terms(r):
         """Per-k-step terms on one SM's own resources, with r blocks resident on it."""
         busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
+        # each sub-partition issues one instruction per clock for its warps (r w of them over 4, the busiest
+        # holding the rounded-up share): a tensor core is fed no faster than its sub-partition issues
+        issue_s = np.maximum(1, -(-(r * warps) // hw.tensor_cores_per_sm)) * instructions / clk_hz
         return {
-            "t_tc_s": r * flop_tile / (busy_cores * tc_rate * clk_hz),
+            "t_tc_s": np.maximum(r * flop_tile / (busy_cores * tc_rate * clk_hz), issue_s),
             "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk_hz),
             "t_port_s": r * bytes_port / (hw.l2_port_bytes_per_clk_per_sm * clk_hz),
         }
