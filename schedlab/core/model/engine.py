@@ -319,7 +319,8 @@ def _price(
     that spread included.
     """
     g = _groups(arr, hw) if groups is None else groups
-    exact_hbm = np.ndim(M) == 0 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
+    # the bound that skips replays holds only where the HBM hides behind the on-chip work whole (p = 1)
+    exact_hbm = np.ndim(M) == 0 or hw.pipeline_overlap < 1 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
     into = into or {}
     chip = on_chip_terms(g.base, M, N, K, hw)
     out = {name: _spread(chip[name], g, into.get(name)) for name in names if name in chip}
@@ -363,18 +364,16 @@ def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarra
     Where :func:`hbm_bound_s` of a combination is at or below the on-chip time ``compute_s`` of every
     configuration of its tile, :func:`kernel_time` takes the on-chip time whatever the replay would
     find (priced on the base configurations, spread to their groups); the other (shape, combination)
-    pairs are replayed and their configurations priced in full. With ``hw.pipeline_overlap < 1`` the
-    HBM time always counts (its unhidden share), and every pair is replayed. ``into``, if given, receives the result.
+    pairs are replayed and their configurations priced in full. Only for ``hw.pipeline_overlap == 1``
+    (:func:`_price` replays every pair otherwise: the HBM time's unhidden share always counts).
+    ``into``, if given, receives the result.
     """
     fixed_s, compute_s = chip["fixed_s"], chip["compute_s"]
     s = compute_s.shape[0]
     time_s = _spread(kernel_time(fixed_s, compute_s), g, into)  # HBM hidden; overwritten where it may not be
-    if hw.pipeline_overlap < 1:  # HBM always adds (1 - p) of the shorter: every pair is replayed
-        which, combo = np.nonzero(np.ones((s, len(g.combo_tile)), dtype=bool))
-    else:
-        least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
-        bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
-        which, combo = np.nonzero(bound_s > least_compute_s)
+    least_compute_s = np.minimum.reduceat(compute_s[:, g.by_tile], g.tile_starts, axis=1)[:, g.combo_tile]
+    bound_s = hbm_bound_s(*(np.broadcast_to(x, (s, len(g.combo_tile))) for x in (M, N, K)), *g.combos, hw)
+    which, combo = np.nonzero(bound_s > least_compute_s)
     if which.size:
         dims = (np.broadcast_to(x, (s, 1))[which, 0] for x in (M, N, K))
         t_hbm_s = hbm_term(*dims, tuple(x[combo] for x in g.combos), hw)[1]
@@ -383,9 +382,7 @@ def _time_bounded(chip: dict, M, N, K, hw: Hardware, g: _Groups, into: np.ndarra
         first = np.repeat(np.cumsum(count) - count, count)
         config = g.by_combo[np.repeat(g.combo_starts[combo], count) + np.arange(count.sum()) - first]
         shape, base = np.repeat(which, count), g.base_of[config]
-        time_s[shape, config] = kernel_time(
-            fixed_s[shape, base], compute_s[shape, base], np.repeat(t_hbm_s, count), hw.pipeline_overlap
-        )
+        time_s[shape, config] = kernel_time(fixed_s[shape, base], compute_s[shape, base], np.repeat(t_hbm_s, count))
     return time_s
 
 
