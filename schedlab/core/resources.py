@@ -300,9 +300,7 @@ def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     >>> spilled_registers(arr, A100_SXM4).tolist(), spilled_registers(arr, H100_SXM).tolist()
     ([404, 0], [198, 0])
     """
-    if hw.launch_rules == "seed":
-        return np.zeros(len(arr), dtype=np.int64)
-    return compiled_resources(arr, hw.launch_rules)[1] // 4
+    return _compiled_or_zero(arr, hw, 1) // 4
 
 
 def loop_instructions(arr: np.ndarray, hw: Hardware) -> np.ndarray:
@@ -321,9 +319,15 @@ def loop_instructions(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     >>> loop_instructions(arr, A100_SXM4).tolist(), loop_instructions(arr, H100_TC).tolist()
     ([76], [0])
     """
+    return _compiled_or_zero(arr, hw, 3)
+
+
+def _compiled_or_zero(arr: np.ndarray, hw: Hardware, column: int) -> np.ndarray:
+    """Column ``column`` of :func:`~schedlab.core.compiler_record.compiled_resources` under Triton's rules;
+    0 under the seed's, whose account of a kernel has no compiler (no spills, no issue)."""
     if hw.launch_rules == "seed":
         return np.zeros(len(arr), dtype=np.int64)
-    return compiled_resources(arr, hw.launch_rules)[3]
+    return compiled_resources(arr, hw.launch_rules)[column]
 
 
 def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
