@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pytest
 
+from schedlab.core.compiler_record import TARGET_OF_RULES
 from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_RULES
 from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.launch import launch_checks, launchable, reasons
@@ -335,7 +336,7 @@ def test_mma_sync_reads_what_the_compiled_ldmatrix_instructions_load(cc, cfg, tm
     from schedlab.triton.compiler import compile_tutorial_binary
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    hw = {80: A100_SXM4, 90: H100_SXM}[cc]
+    hw = BY_CC[cc]
     bm, bn, bk, warps, stages = cfg
     assert not uses_wgmma(bm, bn, warps, hw)
     ptx = compile_tutorial_binary(cc, *cfg).asm["ptx"]
@@ -384,7 +385,7 @@ def main_loop_syncs(cc: int, cfg) -> tuple[int, int]:
 def test_each_k_step_pays_one_l1_round_trip_per_sync_the_compiled_loop_passes(hw, l1_latency_clk):
     # l1_latency_clk: the L1 latencies [BENCH-DATA] measured (gpu-latency on an H100 PCIe, cuda-latency on an
     # A100 80GB); every pipelined configuration's loop has the same synchronisation, whatever its tile
-    cc = {"triton-sm90": 90, "triton-sm80": 80}[hw.launch_rules]
+    cc = TARGET_OF_RULES[hw.launch_rules]
     syncs = {main_loop_syncs(cc, cfg) for cfg in [(16, 32, 128, 2, 5), (64, 64, 32, 2, 3), (128, 256, 64, 8, 3)]}
     assert len(syncs) == 1
     assert hw.t_k_step_clk == pytest.approx(sum(syncs.pop()) * l1_latency_clk)
@@ -418,7 +419,7 @@ def epilogue_bytes(cc: int, cfg) -> dict[str, int]:
 @pytest.mark.parametrize("cfg", [(16, 32, 128, 2, 5), (64, 64, 32, 2, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3)])
 def test_the_epilogue_moves_the_c_tile_through_shared_memory_as_often_as_the_model_charges(hw, cfg):
     # the model's epilogue: epilogue_smem_passes trips of the FP16 C tile through shared memory, then one store
-    cc = {"triton-sm90": 90, "triton-sm80": 80}[hw.launch_rules]
+    cc = TARGET_OF_RULES[hw.launch_rules]
     c_tile = cfg[0] * cfg[1] * hw.bytes_per_element
     moved = epilogue_bytes(cc, cfg)
     assert moved["smem_write"] + moved["smem_read"] == hw.epilogue_smem_passes * c_tile
@@ -434,9 +435,7 @@ def test_each_k_step_copies_the_a_and_b_tiles_once(cc, cfg):
     loop = [opcode(text) for text in compiled_code(cc, cfg)[1]]
     width = {"128": 16, "64": 8, "32": 4}
     copied = sum(width[re.search(r"\.(128|64|32)$", op)[1]] for op in loop if op.startswith("LDGSTS")) * warps * 32
-    assert (
-        copied == (bm + bn) * bk * 2 == smem_fill_bytes(config_array([(*cfg, 8)]), {80: A100_SXM4, 90: H100_SXM}[cc])[0]
-    )
+    assert copied == (bm + bn) * bk * 2 == smem_fill_bytes(config_array([(*cfg, 8)]), BY_CC[cc])[0]
 
 
 @pytest.mark.parametrize("cc", [80, 90])
@@ -458,7 +457,7 @@ def test_issue_slots_do_not_bind_where_each_warp_runs_many_mma_per_k_step(hw, cf
     # the profiles' assumption (tensor_cores_per_sm's source): a warp issues one instruction per clock on its
     # sub-partition, and its loop's instructions take fewer clocks than its mma.sync keep that sub-partition's
     # tensor core busy at the measured rate. Tiles of few mma per k-step (BK 16, 16-row warps) are not covered
-    cc = {"triton-sm90": 90, "triton-sm80": 80}[hw.launch_rules]
+    cc = TARGET_OF_RULES[hw.launch_rules]
     bm, bn, bk, warps, _ = cfg
     assert not uses_wgmma(bm, bn, warps, hw)
     loop = [opcode(text) for text in compiled_code(cc, cfg)[1]]
