@@ -17,6 +17,7 @@ and compares.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import os
 import re
@@ -31,7 +32,7 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM
 from schedlab.core.knobs import SPACE
 from schedlab.core.resources import pipeline_smem_bytes
 
-__all__ = ["TARGETS", "compile_tutorial_kernel", "compile_tutorial_binary", "cuobjdump", "split_at_loop", "main"]
+__all__ = ["TARGETS", "tutorial_kernel", "compile_tutorial_kernel", "compile_tutorial_binary", "cuobjdump", "split_at_loop", "main"]
 
 #: Compute capabilities the Triton profiles compile for, and the profile whose launch rules each follows
 #: (``h200-sxm`` has the H100's SM).
@@ -40,8 +41,9 @@ TARGETS = {80: A100_SXM4, 90: H100_SXM}
 TUTORIAL_GROUP_M = 8
 
 
-def _tutorial_kernel():
-    """Tutorial 03's matmul kernel as a ``triton.jit`` function (imported here: Triton is optional)."""
+@functools.cache
+def tutorial_kernel():
+    """Tutorial 03's matmul kernel as a ``triton.jit`` function, made once (Triton is imported here: it is optional)."""
     import triton
     import triton.language as tl
 
@@ -153,7 +155,7 @@ def compile_tutorial_binary(cc: int, bm: int, bn: int, bk: int, warps: int, stag
     constexprs = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn,
                   "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": TUTORIAL_GROUP_M}  # fmt: skip
     signature = {**pointers, **dict.fromkeys(ints, "i32"), **dict.fromkeys(constexprs, "constexpr")}
-    kernel = _tutorial_kernel()
+    kernel = tutorial_kernel()
     order = list(kernel.arg_names)
     signature = {name: signature[name] for name in order}
     aligned = [order.index(name) for name in (*pointers, *ints)]  # what Triton specialises for multiples of 16

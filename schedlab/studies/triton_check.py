@@ -1,0 +1,195 @@
+"""The model held against real Triton kernel times: does it rank a shape's configurations as the GPU does?
+
+For each shape of a :class:`~schedlab.core.triton_timings.TimedRun`, :func:`rank_check` prices the
+configurations that ran and compares the model's order with the measured one, with the measures
+issue 24's private check reports: the **regret** (measured time of the model's first pick over the
+measured best), the share of shapes within 10 % of the best, the Spearman rank correlation of model
+and measured times, whether the best of the model's top 4 / top 8 is within 5 % of the measured best
+(the model as a pruner), and the model's time for the measured best configuration over its measured
+time. The configurations are either Inductor's mm list as it tunes the shape
+(:func:`schedlab.triton.configs.inductor_configs`, what Inductor's autotuner measures) or every
+configuration the run timed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from schedlab.core.hardware import Hardware
+from schedlab.core.model.engine import evaluate
+from schedlab.core.triton_timings import TimedRun
+from schedlab.triton.configs import inductor_configs
+
+__all__ = ["CONFIG_SETS", "WITHIN", "PRUNE_WITHIN", "RankCheck", "rank_check", "repeat_check"]
+
+#: Which configurations of a shape are ranked: Inductor's adapted mm list, or every one the run timed.
+CONFIG_SETS = ("inductor", "timed")
+#: A first pick "within 10 %": regret at most this.
+WITHIN = 1.10
+#: A pruner's top k "keeps the best" when its fastest measured configuration is within 5 % of the best.
+PRUNE_WITHIN = 1.05
+
+
+@dataclass(frozen=True, eq=False)
+class RankCheck:
+    """Per-shape results of :func:`rank_check`, in the run's shape order, and their summaries.
+
+    ``regret[i]`` is the measured time of the model's first pick over the measured best on
+    ``shapes[i]``; ``spearman[i]`` the rank correlation of model and measured times; ``top4[i]`` /
+    ``top8[i]`` whether the model's first 4 / 8 hold a configuration within :data:`PRUNE_WITHIN` of the
+    best; ``model_over_measured[i]`` the model's time of the measured best over its measured time;
+    ``picks[i]`` / ``bests[i]`` the model's first pick and the measured best as config rows
+    (bm, bn, bk, warps, stages, group).
+    """
+
+    run: str
+    priced_by: str  # the model's machine key, or the name of the run in the model's place
+    config_set: str
+    shapes: tuple[tuple[int, int, int], ...]
+    n_configs: np.ndarray
+    regret: np.ndarray
+    spearman: np.ndarray
+    top4: np.ndarray
+    top8: np.ndarray
+    model_over_measured: np.ndarray
+    picks: np.ndarray
+    bests: np.ndarray
+
+    @property
+    def within(self) -> float:
+        """Share of shapes whose first pick is within 10 % of the measured best."""
+        return float(np.mean(self.regret <= WITHIN))
+
+    @property
+    def median_regret(self) -> float:
+        return float(np.median(self.regret))
+
+    @property
+    def median_spearman(self) -> float:
+        return float(np.median(self.spearman))
+
+    @property
+    def kept(self) -> float:
+        """Geometric mean of best / picked: the share of the autotuned performance the first pick keeps."""
+        return float(np.exp(-np.mean(np.log(self.regret))))
+
+    @property
+    def median_abs_log_ratio(self) -> float:
+        """Median of ``|log(model / measured)|`` over the shapes' measured best configurations."""
+        return float(np.median(np.abs(np.log(self.model_over_measured))))
+
+    def subset(self, keep) -> RankCheck:
+        """The same check on the shapes where the boolean sequence ``keep`` is true."""
+        keep = np.asarray(keep, dtype=bool)
+        arrays = {
+            name: getattr(self, name)[keep]
+            for name in ("n_configs", "regret", "spearman", "top4", "top8", "model_over_measured", "picks", "bests")
+        }
+        shapes = tuple(s for s, k in zip(self.shapes, keep) if k)
+        return RankCheck(self.run, self.priced_by, self.config_set, shapes, **arrays)
+
+
+def _configs_of(run: TimedRun, shape, config_set: str) -> tuple[np.ndarray, np.ndarray]:
+    configs, times = run.on_shape(shape)
+    if config_set == "timed":
+        return configs, times
+    listed = np.array([c.as_tuple() for c in inductor_configs(shape)], dtype=np.int64)
+    index = {tuple(row): i for i, row in enumerate(configs.tolist())}
+    rows = [index[tuple(c)] for c in listed.tolist() if tuple(c) in index]
+    return configs[rows], times[rows]
+
+
+def rank_check(run: TimedRun, hw: Hardware, config_set: str = "inductor") -> RankCheck:
+    """How well ``hw``'s model ranks the configurations ``run`` timed, shape by shape.
+
+    Parameters
+    ----------
+    run : TimedRun
+        Real times (:func:`schedlab.core.triton_timings.shipped_run` or ``read_run``).
+    hw : Hardware
+        The machine the model prices: the profile of the GPU the run was timed on.
+    config_set : {"inductor", "timed"}
+        Rank Inductor's adapted mm list (the configurations of it that ran) or every timed configuration.
+
+    Notes
+    -----
+    On shape ``s`` with measured times ``m_c`` and model times ``t_c`` of its configurations ``c``:
+
+    - regret ``R_s = m_{argmin t} / min m``; within 10 % when ``R_s <= 1.10``;
+    - pruner: ``min_{c in top_k(t)} m_c / min m <= 1.05`` for ``k = 4, 8``;
+    - first pick keeps ``exp(-mean_s log R_s)`` of the autotuned performance;
+    - absolute: ``t_b / m_b`` for the measured best ``b``.
+
+    Ties in the model's times go to the earlier configuration (Inductor's list order, or the run's).
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import profile
+    >>> from schedlab.core.triton_timings import shipped_run
+    >>> check = rank_check(shipped_run("h200-run1"), profile("h200-sxm"))
+    >>> len(check.shapes), 0 < check.within <= 1, check.median_regret >= 1
+    (61, True, True)
+    """
+    return _check(run, lambda configs, shape: evaluate(configs, *shape, hw).time_s, hw.key, config_set)
+
+
+def repeat_check(run: TimedRun, again: TimedRun, config_set: str = "inductor") -> RankCheck:
+    """:func:`rank_check` with a second run of the same shapes in the model's place: the measurement's own ceiling.
+
+    ``again`` must have timed every configuration ``run`` ranks; its ``priced_by`` field names ``again``.
+
+    Examples
+    --------
+    >>> from schedlab.core.triton_timings import shipped_run
+    >>> ceiling = repeat_check(shipped_run("h200-run1"), shipped_run("h200-run2"))
+    >>> ceiling.priced_by, bool(ceiling.median_spearman > 0.9)
+    ('h200-run2', True)
+    """
+
+    def price(configs, shape):
+        timed, times = again.on_shape(shape)
+        index = {tuple(row): t for row, t in zip(timed.tolist(), times)}
+        missing = [tuple(c) for c in configs.tolist() if tuple(c) not in index]
+        if missing:
+            raise ValueError(f"{again.name} did not time {missing[0]} on {shape}")
+        return np.array([index[tuple(c)] for c in configs.tolist()])
+
+    return _check(run, price, again.name, config_set)
+
+
+def _check(run: TimedRun, price, priced_by: str, config_set: str) -> RankCheck:
+    if config_set not in CONFIG_SETS:
+        raise ValueError(f"config_set must be one of {', '.join(CONFIG_SETS)}, got {config_set!r}")
+    shapes, out = run.shape_list(), {k: [] for k in ("n", "regret", "rho", "top4", "top8", "ratio", "pick", "best")}
+    for shape in shapes:
+        configs, measured = _configs_of(run, shape, config_set)
+        if len(configs) < 2:
+            raise ValueError(f"{run.name}: fewer than 2 configurations of the {config_set} set ran on {shape}")
+        model = price(configs, shape)
+        order = np.argsort(model, kind="stable")
+        best = int(np.argmin(measured))
+        out["n"].append(len(configs))
+        out["regret"].append(measured[order[0]] / measured[best])
+        out["rho"].append(spearmanr(model, measured).statistic)
+        out["top4"].append(measured[order[:4]].min() <= PRUNE_WITHIN * measured[best])
+        out["top8"].append(measured[order[:8]].min() <= PRUNE_WITHIN * measured[best])
+        out["ratio"].append(model[best] / measured[best])
+        out["pick"].append(configs[order[0]])
+        out["best"].append(configs[best])
+    return RankCheck(
+        run=run.name,
+        priced_by=priced_by,
+        config_set=config_set,
+        shapes=tuple(shapes),
+        n_configs=np.array(out["n"]),
+        regret=np.array(out["regret"]),
+        spearman=np.array(out["rho"]),
+        top4=np.array(out["top4"]),
+        top8=np.array(out["top8"]),
+        model_over_measured=np.array(out["ratio"]),
+        picks=np.array(out["pick"]),
+        bests=np.array(out["best"]),
+    )

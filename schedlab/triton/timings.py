@@ -1,0 +1,247 @@
+"""Real kernel times: Triton tutorial 03's kernel timed on the GPU of this machine, config by config.
+
+``python -m schedlab.triton.timings -o DIR`` (a CUDA GPU, PyTorch and Triton needed) times the kernel that
+:mod:`schedlab.triton.compiler` compiles, for each shape of :data:`SHAPES` and each config of
+:func:`configs_for` (Inductor's mm list as Inductor adapts it to the shape, the tutorial's own autotune
+list, and a factorial probe of BLOCK_K x num_warps x num_stages on three tiles), with
+``triton.testing.do_bench`` as Inductor and the tutorial time their candidates: the L2 cache cleared
+before every run, the median of the runs. Inputs are FP16 ``torch.randn`` matrices, row-major, the
+output FP16; every config's result is compared with ``torch.matmul``'s, whose own time is written
+beside (``cublas.csv``).
+
+It writes ``DIR/timings.csv`` (one row per shape and config: time, the compiled kernel's registers,
+spills and shared memory, or why it did not run) and ``DIR/machine.txt`` (GPU, driver, versions, clocks
+before and after), rewriting them after every shape, so a run stopped at ``--deadline-s`` (or killed)
+leaves every finished shape on disk. The kernels are compiled first, in parallel processes that fill
+Triton's on-disk cache, so the timed loop only launches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import os
+import platform
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from schedlab.core.knobs import GemmConfig
+from schedlab.triton.compiler import TUTORIAL_GROUP_M, tutorial_kernel
+from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
+
+__all__ = ["SHAPES", "PROBE_CONFIGS", "configs_for", "COLUMNS", "main"]
+
+_HIDDEN, _INTER, _QKV = 4096, 14336, 6144  # Llama-3-8B: hidden_size, intermediate_size, q+k+v outputs
+_LLM = tuple(
+    (m, n, k)
+    for m in (16, 64, 256, 1024, 4096, 16384)
+    for n, k in ((_QKV, _HIDDEN), (_HIDDEN, _HIDDEN), (_INTER, _HIDDEN), (_HIDDEN, _INTER))
+)
+_SHORT_K = tuple((m, n, k) for m in (4096, 16384) for n in (1024, 4096, 14336) for k in (64, 128, 200, 256))
+_TALL_M = ((32768, 1024, 1024), (32768, 4096, 1024), (32768, 1024, 4096), (32768, 4096, 512))
+_DEEP_K = ((1024, 1024, 16384), (4096, 4096, 16384), (256, 4096, 28672), (1024, 8192, 28672), (64, 4096, 65536))
+_SQUARE = tuple((d, d, d) for d in (512, 1024, 2048, 4096, 8192))
+#: The shapes timed, interleaved by family (Llama-3-8B's layers at six token counts, short K, tall M,
+#: deep K, squares; 4096^3 once) so that a run cut short by its deadline still covers every family.
+SHAPES = tuple(
+    dict.fromkeys(s for group in itertools.zip_longest(_LLM, _SHORT_K, _TALL_M, _DEEP_K, _SQUARE) for s in group if s)
+)
+
+#: A factorial probe around the tiles large GEMMs use: BLOCK_K x num_warps x num_stages on 64x64, 64x128
+#: and 128x128 (whether each launches is the GPU's answer, recorded).
+PROBE_CONFIGS = tuple(
+    GemmConfig(bm=bm, bn=bn, bk=bk, warps=w, stages=s, group=TUTORIAL_GROUP_M)
+    for (bm, bn), bk, w, s in itertools.product(((64, 64), (64, 128), (128, 128)), (32, 64, 128), (2, 4, 8), (2, 3, 4))
+)
+
+COLUMNS = (
+    "M", "N", "K", "bm", "bn", "bk", "group", "warps", "stages",
+    "time_us", "time_p20_us", "time_p80_us", "n_regs", "n_spills", "shared_bytes", "max_rel_err", "status",
+)  # fmt: skip
+
+
+def configs_for(shape) -> tuple[GemmConfig, ...]:
+    """Inductor's adapted list, then the tutorial's list, then :data:`PROBE_CONFIGS`, without repeats."""
+    return tuple(dict.fromkeys((*inductor_configs(shape), *TUTORIAL_CONFIGS, *PROBE_CONFIGS)))
+
+
+def _launch_args(c: GemmConfig) -> dict:
+    return dict(
+        BLOCK_SIZE_M=c.bm,
+        BLOCK_SIZE_N=c.bn,
+        BLOCK_SIZE_K=c.bk,
+        GROUP_SIZE_M=c.group,
+        num_warps=c.warps,
+        num_stages=c.stages,
+    )
+
+
+def _precompile(job) -> str:
+    """Compile one config for one shape's integer specialisation into Triton's cache (in a worker process)."""
+    import torch
+
+    (M, N, K), c = job
+    try:
+        # dtypes stand for 16-byte aligned tensors; the integers carry the shape's divisibility
+        tutorial_kernel().warmup(
+            torch.float16, torch.float16, torch.float16, M, N, K, K, 1, N, 1, N, 1, grid=(1,), **_launch_args(c)
+        )
+        return ""
+    except Exception as err:  # recorded by the timed loop, which compiles again and names it
+        return f"{type(err).__name__}"
+
+
+def _times_us(quantiles_ms) -> dict:
+    """do_bench's median, 20 % and 80 % quantiles (ms) as microseconds to the nanosecond."""
+    return {f"time{q}_us": round(t * 1e3, 3) for q, t in zip(("", "_p20", "_p80"), quantiles_ms)}
+
+
+def _smi() -> str:
+    query = "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu"
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={query}", "--format=csv"], capture_output=True, text=True, timeout=30
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"nvidia-smi failed: {err}"
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    tmp.replace(path)
+
+
+def _time_shape(shape, configs, bench, deadline):
+    """One row per config of ``configs`` on ``shape`` (stops early past ``deadline``), and cuBLAS's time."""
+    import torch
+
+    M, N, K = shape
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16, generator=gen)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16, generator=gen)
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    ref = torch.matmul(a, b)
+    scale = float(ref.abs().max()) or 1.0
+    kernel = tutorial_kernel()
+    rows = []
+    for cfg in configs:
+        if time.monotonic() > deadline:
+            break
+        row = dict(zip(("M", "N", "K"), shape)) | {
+            k: getattr(cfg, k) for k in ("bm", "bn", "bk", "group", "warps", "stages")
+        }
+        grid = (((M + cfg.bm - 1) // cfg.bm) * ((N + cfg.bn - 1) // cfg.bn),)
+
+        def run(cfg=cfg, grid=grid):
+            strides = (*a.stride(), *b.stride(), *c.stride())
+            return kernel[grid](a, b, c, M, N, K, *strides, **_launch_args(cfg))
+
+        try:
+            c.zero_()
+            compiled = run()
+            err = float((c.float() - ref.float()).abs().max()) / scale
+            row |= _times_us(bench(run, quantiles=[0.5, 0.2, 0.8]))
+            row |= dict(max_rel_err=f"{err:.2e}", status="ok" if err < 1e-2 else "wrong")
+            row |= {key: getattr(compiled, key, "") for key in ("n_regs", "n_spills")}
+            row["shared_bytes"] = getattr(getattr(compiled, "metadata", None), "shared", "")
+        except Exception as err:
+            row["status"] = f"{type(err).__name__}: {str(err).splitlines()[0][:160] if str(err) else ''}"
+        rows.append({k: row.get(k, "") for k in COLUMNS})
+    cublas = dict(M=M, N=N, K=K) | _times_us(bench(lambda: torch.matmul(a, b, out=c), quantiles=[0.5, 0.2, 0.8]))
+    return rows, cublas
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m schedlab.triton.timings", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True, help="folder for timings.csv, cublas.csv, machine.txt"
+    )
+    parser.add_argument(
+        "--deadline-s", type=float, default=360.0, help="stop starting shapes this many seconds after the start"
+    )
+    parser.add_argument(
+        "--grace-s", type=float, default=30.0, help="a shape begun before the deadline stops this much after it"
+    )
+    parser.add_argument("--warmup-ms", type=float, default=3.0, help="do_bench's warmup (default 3 ms)")
+    parser.add_argument("--rep-ms", type=float, default=10.0, help="do_bench's timed repetitions (default 10 ms)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="compiler processes")
+    parser.add_argument("--limit", type=int, default=None, help="time only the first LIMIT shapes")
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    deadline = start + args.deadline_s
+
+    import torch
+    import triton
+    from triton.testing import do_bench
+
+    args.output.mkdir(parents=True, exist_ok=True)
+    shapes = SHAPES[: args.limit]
+    machine = [
+        f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
+        f"gpu: {torch.cuda.get_device_name()} ({torch.cuda.get_device_properties(0).multi_processor_count} SMs)",
+        f"torch {torch.__version__}, triton {triton.__version__}, python {platform.python_version()}",
+        f"do_bench warmup {args.warmup_ms} ms, rep {args.rep_ms} ms, median and 20/80 % quantiles",
+        "nvidia-smi before:",
+        _smi(),
+    ]
+    (args.output / "machine.txt").write_text("\n".join(machine) + "\n")
+    print("\n".join(machine), flush=True)
+
+    # The divisibility of M, N, K (and so of the strides) is what Triton specialises on: compile each once.
+    by_class: dict[tuple[bool, ...], dict] = {}
+    for s in shapes:
+        first, configs = by_class.setdefault(tuple(d % 16 == 0 for d in s), (s, {}))
+        configs.update(dict.fromkeys(configs_for(s)))
+    jobs = [(first, c) for first, configs in by_class.values() for c in configs]
+    with ProcessPoolExecutor(
+        max_workers=args.jobs, mp_context=__import__("multiprocessing").get_context("spawn")
+    ) as pool:
+        failed = sum(bool(f.result()) for f in as_completed([pool.submit(_precompile, j) for j in jobs]))
+    print(f"compiled {len(jobs)} kernels ({failed} failed) in {time.monotonic() - start:.0f} s", flush=True)
+
+    def bench(fn, quantiles):
+        return do_bench(fn, warmup=args.warmup_ms, rep=args.rep_ms, quantiles=quantiles)
+
+    rows, cublas = [], []
+    for i, shape in enumerate(shapes, 1):
+        if time.monotonic() > deadline:
+            print(f"deadline: stopped before shape {i} of {len(shapes)}", flush=True)
+            break
+        shape_rows, shape_cublas = _time_shape(shape, configs_for(shape), bench, deadline + args.grace_s)
+        torch.cuda.empty_cache()  # the shape's matrices are gone with _time_shape's frame
+        rows += shape_rows
+        cublas.append(shape_cublas)
+        ok = [r for r in shape_rows if r["status"] == "ok"]
+        best = min(ok, key=lambda r: r["time_us"]) if ok else None
+        print(
+            f"[{time.monotonic() - start:5.0f} s] {i}/{len(shapes)} {shape}: {len(ok)}/{len(shape_rows)} ran"
+            + (
+                f", best {best['time_us']:.1f} us {best['bm']}x{best['bn']}x{best['bk']} w{best['warps']} s{best['stages']}"
+                if best
+                else ""
+            )
+            + f", cuBLAS {shape_cublas['time_us']:.1f} us",
+            flush=True,
+        )
+        if i == 1 and not ok:
+            print("no config ran on the first shape; statuses:", {r["status"] for r in shape_rows}, flush=True)
+            _write(args.output / "timings.csv", rows)
+            return 1
+        _write(args.output / "timings.csv", rows)
+        _write(args.output / "cublas.csv", cublas)
+    with (args.output / "machine.txt").open("a") as f:
+        f.write("nvidia-smi after:\n" + _smi() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
