@@ -145,10 +145,13 @@ class Hardware:
         the lecture's epilogue stores from registers). Triton converts the accumulator's MMA layout to a
         store layout through shared memory: one write and one read, 2.
     resident_blocks_overlap : float
-        Fraction, in [0, 1], of the fills and epilogues of a configuration with two or more resident blocks per
-        SM that run behind the other resident blocks' k-steps (default 0: the r blocks of a wave start and end
-        together, every wave's fill and epilogue exposed). At 1 only each SM's first fill and its last wave's
-        epilogue are exposed; the hidden epilogues' work joins the k-steps (``pipeline_overlap`` of it hidden).
+        Fraction, in [0, 1], of the hideable fills and epilogues that run behind the other resident blocks'
+        k-steps (default 0: the r blocks of a wave start and end together, every wave's fill and epilogue
+        exposed). With ``r`` blocks resident per SM, ``(r - 1)/r`` of each later wave's fill and each earlier
+        wave's epilogue is hideable: a block holds its ``1/r`` share of the SM, which idles while it fills or
+        drains, and the other ``r - 1`` keep theirs busy (none with ``r = 1``). Each SM's first fill and its
+        last wave's epilogue are always exposed; the hidden epilogues' work joins the k-steps
+        (``pipeline_overlap`` of it hidden).
     launch_rules : str
         Which configurations launch, one of :data:`LAUNCH_RULES` (default ``"seed"``):
         ``"seed"``, the lecture's rules (a fixed warp grid whose warp tile must hold one mma, at
@@ -354,7 +357,8 @@ _HOPPER_MMA_SYNC_FRACTION = 494 / 757
 _TRITON_EPILOGUE_SMEM_PASSES = 2
 #: Resident blocks out of phase: each Triton program ends when its own epilogue does and the next starts
 #: in its slot at once (Triton's Gluon tutorial 07-persistence: the GPU issues new work only when a
-#: program has exited), so with r >= 2 a block's fill and epilogue run beside the others' k-steps.
+#: program has exited), so with r >= 2 a block's fill and epilogue run beside the others' k-steps, which
+#: keep (r - 1)/r of the SM busy meanwhile.
 _TRITON_RESIDENT_BLOCKS_OVERLAP = 1.0
 
 

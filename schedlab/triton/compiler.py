@@ -32,7 +32,15 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM
 from schedlab.core.knobs import SPACE
 from schedlab.core.resources import pipeline_smem_bytes
 
-__all__ = ["TARGETS", "tutorial_kernel", "compile_tutorial_kernel", "compile_tutorial_binary", "cuobjdump", "split_at_loop", "main"]
+__all__ = [
+    "TARGETS",
+    "tutorial_kernel",
+    "compile_tutorial_kernel",
+    "compile_tutorial_binary",
+    "cuobjdump",
+    "split_at_loop",
+    "main",
+]
 
 #: Compute capabilities the Triton profiles compile for, and the profile whose launch rules each follows
 #: (``h200-sxm`` has the H100's SM).

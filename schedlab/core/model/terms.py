@@ -25,7 +25,7 @@ wgmma: :func:`~schedlab.core.resources.uses_wgmma`), ``hw.t_k_step_clk`` (the cl
 and barriers every k-step pays unhidden), ``hw.epilogue_smem_passes`` (the C tile's trips through
 shared memory for the layout conversion before it is stored), ``hw.t_launch_s`` (launch and
 prologue, once; :func:`~schedlab.core.hardware.launched` swaps in a CUDA-graph node's cost) and
-``hw.resident_blocks_overlap`` (with two or more resident blocks, how much of the later waves'
+``hw.resident_blocks_overlap`` (with ``r`` resident blocks, whether ``(r - 1)/r`` of the later waves'
 fills and the earlier waves' epilogues runs behind the other blocks' k-steps); :func:`step_time` turns a k-step's terms into its time (the slowest,
 plus what the pipeline leaves unhidden, ``hw.pipeline_overlap``, plus ``hw.t_k_step_clk``);
 :func:`kernel_time` adds the launch (``hw.t_launch_s``) and HBM, which is one queue for the whole kernel. :class:`ModelTerms` and :class:`Breakdown` are the records the
@@ -285,10 +285,11 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     through shared memory before the port, ``p e m n / (128 f)`` each, in the epilogue; ``spilled``
     registers (the compiler's stack frame) read and written through L1 once per k-step, added to the
     shared-memory bytes; and,
-    with ``x`` = ``hw.resident_blocks_overlap`` and ``r >= 2`` (blocks out of phase: a block's slot is
+    with ``x`` = ``hw.resident_blocks_overlap`` and ``r`` resident blocks (out of phase: a block's slot is
     refilled as soon as it exits), the fills of waves 2 to ``W`` and the epilogues of every wave but the
-    last, a fraction ``x``, run behind the other resident blocks' k-steps: the hidden fills cost nothing
-    (latency), the hidden epilogues' work ``E_h`` joins the k-steps as any two terms do,
+    last, a fraction ``x (r - 1) / r``, run behind the other resident blocks' k-steps (each block holds its
+    ``1/r`` share of the SM, and while one fills or drains the other ``r - 1`` keep theirs busy): the hidden
+    fills cost nothing (latency), the hidden epilogues' work ``E_h`` joins the k-steps as any two terms do,
     ``compute = p max(compute, E_h) + (1 - p)(compute + E_h)``. With ``r = 1`` nothing runs beside
     them. ``hw.t_k_step_clk`` enters each k-step in :func:`step_time`.
     """
@@ -373,12 +374,14 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
             n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
         )
     )
-    # blocks out of phase (hw.resident_blocks_overlap): where r >= 2, a block's fill and epilogue run while
-    # the SM's other resident blocks run their k-steps; only each SM's first fill and last wave's epilogue
-    # are left exposed, and the hidden epilogues' work joins the k-steps as the pipeline overlaps terms
+    # blocks out of phase (hw.resident_blocks_overlap): a block's fill and epilogue run while the SM's other
+    # resident blocks run their k-steps; each SM's first fill and last wave's epilogue stay exposed, and the
+    # hidden epilogues' work joins the k-steps as the pipeline overlaps terms
     last_r, last_a = np.where(has_tail, r_tail, r_full), np.where(has_tail, tail, per_wave)
     last_epilogue_s = last_r * smem_c_s + np.maximum(last_r * port_c_s, last_a * l2_c_s)
-    staggered = hw.resident_blocks_overlap * (r_full >= 2)
+    # each of the r blocks holds its 1/r share of the SM; while one fills or drains, the other r - 1 run their
+    # k-steps in (r - 1)/r of the SM: that much of its fill and epilogue is hidden (none with r = 1)
+    staggered = hw.resident_blocks_overlap * (r_full - 1) / np.maximum(r_full, 1)
     hidden_epilogue_s = staggered * (epilogue_s - last_epilogue_s)
     fills_s = fill_s * (waves - staggered * (waves - 1))
     epilogue_s = epilogue_s - hidden_epilogue_s
