@@ -1,7 +1,8 @@
 """Real kernel times: Triton tutorial 03's kernel timed on the GPU of this machine, config by config.
 
 ``python -m schedlab.triton.timings -o DIR`` (a CUDA GPU, PyTorch and Triton needed) times the kernel that
-:mod:`schedlab.triton.compiler` compiles, for each shape of :data:`SHAPES` and each config of
+:mod:`schedlab.triton.compiler` compiles, for each shape of :data:`SHAPES` (``--shapes holdout``:
+:data:`HOLDOUT_SHAPES`) and each config of
 :func:`configs_for` (Inductor's mm list as Inductor adapts it to the shape, the tutorial's own autotune
 list, and a factorial probe of BLOCK_K x num_warps x num_stages on three tiles), with
 ``triton.testing.do_bench`` as Inductor and the tutorial time their candidates: the L2 cache cleared
@@ -33,7 +34,7 @@ from schedlab.core.knobs import GemmConfig
 from schedlab.triton.compiler import TUTORIAL_GROUP_M, tutorial_kernel
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 
-__all__ = ["SHAPES", "PROBE_CONFIGS", "configs_for", "COLUMNS", "main"]
+__all__ = ["SHAPES", "HOLDOUT_SHAPES", "SHAPE_SETS", "PROBE_CONFIGS", "configs_for", "COLUMNS", "main"]
 
 _HIDDEN, _INTER, _QKV = 4096, 14336, 6144  # Llama-3-8B: hidden_size, intermediate_size, q+k+v outputs
 _LLM = tuple(
@@ -50,6 +51,24 @@ _SQUARE = tuple((d, d, d) for d in (512, 1024, 2048, 4096, 8192))
 SHAPES = tuple(
     dict.fromkeys(s for group in itertools.zip_longest(_LLM, _SHORT_K, _TALL_M, _DEEP_K, _SQUARE) for s in group if s)
 )
+
+#: Shapes for a check out of sample, timed after the model was last changed on :data:`SHAPES`' times:
+#: Llama-3-70B's projections (N x K = 10240 x 8192, 8192 x 8192, 28672 x 8192, 8192 x 28672) at five token
+#: counts, Qwen2-7B's (18944 x 3584, 3584 x 18944, 4608 x 3584) at two, other short K (96, 160, 384) and
+#: squares that are not powers of two; every dimension a multiple of 16.
+_HOLDOUT = (
+    [
+        (m, n, k)
+        for m in (32, 128, 512, 2048, 8192)
+        for n, k in ((10240, 8192), (8192, 8192), (28672, 8192), (8192, 28672))
+    ]
+    + [(m, n, k) for m in (128, 4096) for n, k in ((18944, 3584), (3584, 18944), (4608, 3584))]
+    + [(m, n, k) for m in (2048, 8192, 32768) for n in (2048, 8192) for k in (96, 160, 384)]
+    + [(d, d, d) for d in (1536, 3072, 6144)]
+)
+HOLDOUT_SHAPES = tuple(s for s in dict.fromkeys(_HOLDOUT) if s not in SHAPES)  # 8192^3 is in SHAPES
+#: The shape sets the script can time, by the name ``--shapes`` takes.
+SHAPE_SETS = {"main": SHAPES, "holdout": HOLDOUT_SHAPES}
 
 #: A factorial probe around the tiles large GEMMs use: BLOCK_K x num_warps x num_stages on 64x64, 64x128
 #: and 128x128 (whether each launches is the GPU's answer, recorded).
@@ -174,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup-ms", type=float, default=3.0, help="do_bench's warmup (default 3 ms)")
     parser.add_argument("--rep-ms", type=float, default=10.0, help="do_bench's timed repetitions (default 10 ms)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="compiler processes")
+    parser.add_argument("--shapes", choices=SHAPE_SETS, default="main", help="which shape set to time (default main)")
     parser.add_argument("--limit", type=int, default=None, help="time only the first LIMIT shapes")
     args = parser.parse_args(argv)
     start = time.monotonic()
@@ -184,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     from triton.testing import do_bench
 
     args.output.mkdir(parents=True, exist_ok=True)
-    shapes = SHAPES[: args.limit]
+    shapes = SHAPE_SETS[args.shapes][: args.limit]
     machine = [
         f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         f"gpu: {torch.cuda.get_device_name()} ({torch.cuda.get_device_properties(0).multi_processor_count} SMs)",
