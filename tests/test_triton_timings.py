@@ -14,7 +14,7 @@ from schedlab.core.launch import launch_checks
 from schedlab.core.triton_timings import SHIPPED_RUNS, read_run, shipped_run
 from schedlab.studies.triton_check import CONFIG_SETS, rank_check, repeat_check
 from schedlab.triton.configs import inductor_configs
-from schedlab.triton.timings import COLUMNS, PROBE_CONFIGS, SHAPES, configs_for
+from schedlab.triton.timings import COLUMNS, PROBE_CONFIGS, SHAPE_SETS, SHAPES, configs_for
 
 # ---------------------------------------------------------------- the shipped runs
 
@@ -22,17 +22,19 @@ from schedlab.triton.timings import COLUMNS, PROBE_CONFIGS, SHAPES, configs_for
 @pytest.mark.parametrize("name", SHIPPED_RUNS)
 def test_each_run_timed_the_script_s_shapes_and_configurations_and_every_result_was_right(name):
     run = shipped_run(name)
-    assert run.shape_list() == list(SHAPES)
-    for shape in SHAPES:
+    shapes = SHAPE_SETS["holdout" if "holdout" in name else "main"]
+    assert run.shape_list() == list(shapes)
+    for shape in shapes:
         timed = {tuple(c) for c, s in zip(run.configs.tolist(), run.shapes.tolist()) if tuple(s) == shape}
         assert timed == {c.as_tuple() for c in configs_for(shape)}
     # a wrong result has status "wrong"; every row either ran right or Triton refused its shared memory
     assert {s if s == "ok" else s.split(":")[0] for s in run.status} == {"ok", "OutOfResources"}
-    assert "NVIDIA H200" in run.machine and set(run.cublas_s) == set(SHAPES)
+    assert "NVIDIA H200" in run.machine and set(run.cublas_s) == set(shapes)
 
 
-def test_the_two_runs_time_the_same_rows():
-    first, second = (shipped_run(name) for name in SHIPPED_RUNS)
+@pytest.mark.parametrize("names", [SHIPPED_RUNS[:2], SHIPPED_RUNS[2:]])
+def test_the_two_runs_of_a_shape_set_time_the_same_rows(names):
+    first, second = (shipped_run(name) for name in names)
     assert np.array_equal(first.shapes, second.shapes) and np.array_equal(first.configs, second.configs)
     assert np.array_equal(np.isnan(first.time_s), np.isnan(second.time_s))
 
@@ -44,9 +46,11 @@ def _refused_by_model(run):
     return refused
 
 
-def test_on_shapes_of_multiples_of_16_the_model_refuses_exactly_what_the_gpu_refused():
-    run = shipped_run("h200-run1")
+@pytest.mark.parametrize("name", SHIPPED_RUNS[::2])
+def test_on_shapes_of_multiples_of_16_the_model_refuses_exactly_what_the_gpu_refused(name):
+    run = shipped_run(name)
     aligned = np.all(run.shapes % 16 == 0, axis=1)
+    assert aligned.sum() > 4000
     ran = ~np.isnan(run.time_s)
     assert np.array_equal(_refused_by_model(run)[aligned], ~ran[aligned])
 
@@ -117,7 +121,7 @@ def test_a_run_without_its_time_column_or_files_is_refused(tmp_path):
         read_run(folder)
     with pytest.raises(InputFileError, match="cannot read .*missing.*timings.csv"):
         read_run(tmp_path / "missing")
-    with pytest.raises(ValueError, match="no shipped Triton run 'a100'; there are h200-run1, h200-run2"):
+    with pytest.raises(ValueError, match="no shipped Triton run 'a100'; there are h200-run1, h200-run2, h200-holdout"):
         shipped_run("a100")
 
 
@@ -174,6 +178,8 @@ def test_the_inductor_set_is_inductor_s_adapted_list_and_the_timed_set_everythin
 
 def test_the_script_times_inductor_s_list_first_then_the_tutorial_s_then_the_probe():
     assert len(SHAPES) == len(set(SHAPES)) == 61 and len(PROBE_CONFIGS) == 81
+    holdout = SHAPE_SETS["holdout"]
+    assert len(holdout) == len(set(holdout)) == 46 and not set(holdout) & set(SHAPES)
     shape = (16, 4096, 4096)
     listed = inductor_configs(shape)
     assert configs_for(shape)[: len(listed)] == listed
