@@ -1,5 +1,6 @@
-"""Figures of the model page: where one configuration's time goes (:func:`schedlab.core.model.explain`), and
-the registers Triton's compiler gives a configuration against the lecture's account."""
+"""Figures of the model page: where one configuration's time goes (:func:`schedlab.core.model.explain`),
+the registers Triton's compiler gives a configuration against the lecture's account, and how the model
+ranks real Triton times (:func:`schedlab.studies.triton_check.h200_checks`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from schedlab.core.hardware import Hardware
 from schedlab.core.launch import launchable
 from schedlab.core.model import TERMS, Breakdown
 from schedlab.core.resources import accumulator_registers, registers_per_thread
-from schedlab.figures.style import new_figure, text_color
+from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import TERM_LABELS
+from schedlab.studies.triton_check import WITHIN, RankCheck
 
 __all__ = ["breakdown_chart", "registers_chart"]
 
@@ -133,4 +135,48 @@ def registers_chart(hw: Hardware, lecture_base: int) -> Figure:
     ax.set_xlabel("每线程的累加器寄存器（个，对数轴）")
     ax.set_ylabel("编译出来的寄存器（个）")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=3, fontsize=9)  # above: dots fill the axes
+    return fig
+
+
+def timing_check_chart(checks: dict[str, RankCheck], labels: dict[str, str]) -> Figure:
+    """Per shape, the model's first pick against the measured best (top) and its time of that best (bottom).
+
+    x is the measured best time of the shape (µs, log axis); top, the regret (measured time of the
+    model's first pick over the best) with a dashed line at :data:`~schedlab.studies.triton_check.WITHIN`;
+    bottom, the model's time of the measured best over its measured time, with a dashed line at 1.
+
+    Parameters
+    ----------
+    checks : dict of RankCheck
+        The model's checks to draw, one colour each, in order (e.g. ``"main"`` and ``"holdout"`` of
+        :func:`~schedlab.studies.triton_check.h200_checks`).
+    labels : dict of str
+        The legend's name for each key of ``checks``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes; each holds one scatter per check, in order.
+    """
+    fig = new_figure(0.9)
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    markers = ("o", "s", "^", "D")
+    for i, (key, check) in enumerate(checks.items()):
+        best_us = 1e6 * check.best_s
+        style = dict(s=22, alpha=0.75, color=f"C{i}", marker=markers[i % len(markers)], linewidths=0, label=labels[key])
+        top.scatter(best_us, check.regret, **style)
+        bottom.scatter(best_us, check.model_over_measured, **style)
+    top.axhline(WITHIN, color="#444444", linestyle="--", linewidth=1.0)
+    bottom.axhline(1.0, color="#444444", linestyle="--", linewidth=1.0)
+    top.set_ylabel("首选的实测时间 / 最优")
+    bottom.set_ylabel("模型 / 实测（最优配置）")
+    bottom.set_yscale("log")
+    bottom.set_ylim(0.6, 1.8)
+    bottom.set_yticks([0.7, 1.0, 1.4], minor=False)
+    bottom.yaxis.set_minor_formatter("")
+    for ax in (top, bottom):
+        ax.yaxis.set_major_formatter(fmt_times)
+    bottom.set_xscale("log")
+    bottom.set_xlabel("形状上实测最快的时间（µs，对数轴）")
+    top.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=len(checks), fontsize=9)
     return fig

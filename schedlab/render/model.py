@@ -1,4 +1,4 @@
-"""Tables of the model page: where one configuration's time goes (:func:`schedlab.core.model.explain`)."""
+"""Tables of the model page: where one configuration's time goes (:func:`schedlab.core.model.explain`), and how the model ranks real times."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import math
 from schedlab.core.model import Breakdown
 from schedlab.render.labels import TERM_LABELS, fmt_shape
 from schedlab.render.table import Table, fmt_config, fmt_percent, fmt_tflops, fmt_time
+from schedlab.studies.triton_check import RankCheck
 
-__all__ = ["breakdown_table", "breakdown_summary_table"]
+__all__ = ["breakdown_table", "breakdown_summary_table", "CHECK_LABELS", "timing_check_table"]
 
 
 # --- explain: where the time goes ---------------------------------------------------------
@@ -81,3 +82,50 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
         ("TFLOPS", fmt_tflops(bd.tflops)),
     ]
     return Table(f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上", ("量", "值"), rows)
+
+
+#: What each of :func:`schedlab.studies.triton_check.h200_checks`' checks is, as the timing table labels it.
+CHECK_LABELS = {
+    "main": "模型，主集",
+    "holdout": "模型，留出集",
+    "main-repeat": "再测一遍，主集",
+    "holdout-repeat": "再测一遍，留出集",
+}
+
+
+def timing_check_table(checks: dict[str, RankCheck]) -> Table:
+    """One row per check (:data:`CHECK_LABELS`): how well it ranks each shape's configurations against the measured times.
+
+    Examples
+    --------
+    >>> from schedlab.studies.triton_check import h200_checks
+    >>> t = timing_check_table(h200_checks())
+    >>> t.headers[:3], [row[0] for row in t.rows]
+    (('谁来排', '形状', '首选在最优的 10% 以内'), ['模型，主集', '模型，留出集', '再测一遍，主集', '再测一遍，留出集'])
+    """
+    rows = []
+    for key, check in checks.items():
+        n_within = int((check.regret <= 1.10).sum())
+        rows.append(
+            (
+                CHECK_LABELS[key],
+                str(len(check.shapes)),
+                f"{n_within}（{fmt_percent(check.within)}）",
+                f"{check.median_spearman:.2f}",
+                fmt_percent(float(check.top4.mean())),
+                fmt_percent(float(check.top8.mean())),
+                fmt_percent(check.kept, 1),
+                f"{check.median_abs_log_ratio:.2f}",
+            )
+        )
+    headers = (
+        "谁来排",
+        "形状",
+        "首选在最优的 10% 以内",
+        "Spearman 中位数",
+        "前 4 含最优（5% 内）",
+        "前 8 含最优（5% 内）",
+        "首选保住的性能",
+        "|log(模型/实测)| 中位数",
+    )
+    return Table("H200 上 Triton 的真实计时：模型怎么给每个形状的配置排序", headers, rows)

@@ -18,12 +18,23 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import spearmanr
 
-from schedlab.core.hardware import Hardware
+from schedlab.core.hardware import PROFILES, Hardware
+from schedlab.core.launch import launch_checks
 from schedlab.core.model.engine import evaluate
-from schedlab.core.triton_timings import TimedRun
+from schedlab.core.triton_timings import TimedRun, shipped_run
 from schedlab.triton.configs import inductor_configs
 
-__all__ = ["CONFIG_SETS", "WITHIN", "PRUNE_WITHIN", "RankCheck", "rank_check", "repeat_check"]
+__all__ = [
+    "CONFIG_SETS",
+    "WITHIN",
+    "PRUNE_WITHIN",
+    "RankCheck",
+    "rank_check",
+    "repeat_check",
+    "h200_checks",
+    "refused_but_ran",
+    "operand_bytes",
+]
 
 #: Which configurations of a shape are ranked: Inductor's adapted mm list, or every one the run timed.
 CONFIG_SETS = ("inductor", "timed")
@@ -42,7 +53,7 @@ class RankCheck:
     ``top8[i]`` whether the model's first 4 / 8 hold a configuration within :data:`PRUNE_WITHIN` of the
     best; ``model_over_measured[i]`` the model's time of the measured best over its measured time;
     ``picks[i]`` / ``bests[i]`` the model's first pick and the measured best as config rows
-    (bm, bn, bk, warps, stages, group).
+    (bm, bn, bk, warps, stages, group), ``best_s[i]`` the measured best time in seconds.
     """
 
     run: str
@@ -57,6 +68,7 @@ class RankCheck:
     model_over_measured: np.ndarray
     picks: np.ndarray
     bests: np.ndarray
+    best_s: np.ndarray
 
     @property
     def within(self) -> float:
@@ -86,7 +98,17 @@ class RankCheck:
         keep = np.asarray(keep, dtype=bool)
         arrays = {
             name: getattr(self, name)[keep]
-            for name in ("n_configs", "regret", "spearman", "top4", "top8", "model_over_measured", "picks", "bests")
+            for name in (
+                "n_configs",
+                "regret",
+                "spearman",
+                "top4",
+                "top8",
+                "model_over_measured",
+                "picks",
+                "bests",
+                "best_s",
+            )
         }
         shapes = tuple(s for s, k in zip(self.shapes, keep) if k)
         return RankCheck(self.run, self.priced_by, self.config_set, shapes, **arrays)
@@ -163,7 +185,10 @@ def repeat_check(run: TimedRun, again: TimedRun, config_set: str = "inductor") -
 def _check(run: TimedRun, price, priced_by: str, config_set: str) -> RankCheck:
     if config_set not in CONFIG_SETS:
         raise ValueError(f"config_set must be one of {', '.join(CONFIG_SETS)}, got {config_set!r}")
-    shapes, out = run.shape_list(), {k: [] for k in ("n", "regret", "rho", "top4", "top8", "ratio", "pick", "best")}
+    shapes, out = (
+        run.shape_list(),
+        {k: [] for k in ("n", "regret", "rho", "top4", "top8", "ratio", "pick", "best", "best_s")},
+    )
     for shape in shapes:
         configs, measured = _configs_of(run, shape, config_set)
         if len(configs) < 2:
@@ -179,6 +204,7 @@ def _check(run: TimedRun, price, priced_by: str, config_set: str) -> RankCheck:
         out["ratio"].append(model[best] / measured[best])
         out["pick"].append(configs[order[0]])
         out["best"].append(configs[best])
+        out["best_s"].append(measured[best])
     return RankCheck(
         run=run.name,
         priced_by=priced_by,
@@ -192,4 +218,56 @@ def _check(run: TimedRun, price, priced_by: str, config_set: str) -> RankCheck:
         model_over_measured=np.array(out["ratio"]),
         picks=np.array(out["pick"]),
         bests=np.array(out["best"]),
+        best_s=np.array(out["best_s"]),
     )
+
+
+def h200_checks(config_set: str = "inductor") -> dict[str, RankCheck]:
+    """The shipped H200 runs held against ``h200-sxm`` and against their second runs, by set.
+
+    Keys: ``"main"`` and ``"holdout"`` (the model on the first run of each shape set), ``"main-repeat"``
+    and ``"holdout-repeat"`` (the second run in the model's place: what the measurement itself reaches).
+    The held-out shapes were timed after the model's last change; the main ones were looked at while
+    making it.
+    """
+    hw = PROFILES["h200-sxm"]
+    runs = {name: shipped_run(name) for name in ("h200-run1", "h200-run2", "h200-holdout-run1", "h200-holdout-run2")}
+    return {
+        "main": rank_check(runs["h200-run1"], hw, config_set),
+        "holdout": rank_check(runs["h200-holdout-run1"], hw, config_set),
+        "main-repeat": repeat_check(runs["h200-run1"], runs["h200-run2"], config_set),
+        "holdout-repeat": repeat_check(runs["h200-holdout-run1"], runs["h200-holdout-run2"], config_set),
+    }
+
+
+def refused_but_ran(run: TimedRun, hw: Hardware) -> np.ndarray:
+    """Rows of ``run`` that ran on the GPU although ``hw``'s launch rules refuse them (boolean array).
+
+    Examples
+    --------
+    >>> from schedlab.core.triton_timings import shipped_run
+    >>> run = shipped_run("h200-run1")
+    >>> sorted({int(k) for k in run.shapes[refused_but_ran(run, PROFILES["h200-sxm"])][:, 2]})  # K of those rows
+    [200]
+    """
+    refused = np.zeros(len(run.configs), dtype=bool)
+    for failed in launch_checks(run.configs, hw).values():
+        refused |= failed
+    return refused & ~np.isnan(run.time_s)
+
+
+def operand_bytes(shape, config, bytes_per_element: int = 2) -> int:
+    """Bytes of A and B a kernel's programs load in all: each of its tiles reads a ``bm x K`` and a ``K x bn`` panel.
+
+    Every one of them passes through L2 on its way to an SM (Triton's pipelined loads bypass L1), so
+    over a measured time it bounds from below the bandwidth L2 delivered.
+
+    Examples
+    --------
+    >>> operand_bytes((1024, 1024, 16384), (64, 128, 128, 4, 4, 8)) / 2**20  # 128 tiles x 192 x 16384 x 2 B
+    768.0
+    """
+    M, N, K = shape
+    bm, bn = int(config[0]), int(config[1])
+    tiles = -(-M // bm) * -(-N // bn)
+    return tiles * (bm + bn) * K * bytes_per_element
