@@ -97,7 +97,9 @@ SOURCE_KEYS = MappingProxyType(
 _H100_SXM_SOURCES = {
     **H100_SOURCES,
     "clock_hz": "Nominal 1.83 GHz implied by the datasheet's 989.4 TFLOPS (as the lecture); the sustained clock "
-    "under tensor load was not found in a published measurement, so the measured rate below folds it in",
+    "under tensor load varies with power, so the measured rate below folds it in: nvidia-smi read 1980 MHz "
+    "after this project's H200 timing runs, 1740-1770 MHz at 592-594 W after the two that ended on "
+    "6144^3 (schedlab/data/triton-timings, machine.txt)",
     "tc_flop_per_clk_per_sm": "Measured, effective: [MAMF] H100 SXM 794.5 TFLOPS (cuBLAS, BF16, torch 2.7.0+cu126) "
     "/ (132 SM x 1.83 GHz) = 3289 FLOP/clk/SM, 80 % of the nominal 4096: the wgmma path's rate (cuBLAS uses "
     "wgmma on Hopper, and so does Triton where num_warps % 4 == 0 and BLOCK_M % 64 == 0: supportMMA in triton-lang/triton's lib/Analysis/Utility.cpp)",

@@ -126,6 +126,6 @@ def timing_check_table(checks: dict[str, RankCheck]) -> Table:
         "前 4 含最优（5% 内）",
         "前 8 含最优（5% 内）",
         "首选保住的性能",
-        "|log(模型/实测)| 中位数",
+        "模型 / 实测，|log| 中位数",
     )
     return Table("H200 上 Triton 的真实计时：模型怎么给每个形状的配置排序", headers, rows)
