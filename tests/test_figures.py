@@ -32,14 +32,16 @@ from schedlab.core.launch import reasons, static_valid
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.figures.landscape import landscape_cdf
-from schedlab.figures.model import breakdown_chart, registers_chart
+from schedlab.figures.model import breakdown_chart, registers_chart, timing_check_chart
 from schedlab.figures.sensitivity import sensitivity_chart
 from schedlab.figures.shapes import roofline, transfer_heatmap
 from schedlab.figures.space import REASON_STYLE, launch_map
 from schedlab.figures.style import fit_width
 from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, launch_reason_label, shape_short
+from schedlab.render.model import CHECK_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
+from schedlab.studies.triton_check import h200_checks
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -66,6 +68,9 @@ BUILDERS = {
     "breakdown_chart": lambda: breakdown_chart(explain(transfer().optima[0], *SQUARE)),
     "breakdown_chart_one_stage": lambda: breakdown_chart(explain(GemmConfig(256, 128, 32, 8, 1, 1), *SQUARE)),
     "registers_chart": lambda: registers_chart(PROFILES["h100-sxm"], lecture_base=H100_TC.base_regs_per_thread),
+    "timing_check_chart": lambda: timing_check_chart(
+        {key: h200_checks()[key] for key in ("main", "holdout")}, CHECK_LABELS
+    ),
 }
 
 
@@ -421,6 +426,21 @@ def test_registers_chart_plots_one_dot_per_compiled_tile_at_its_registers(close)
     drawn = {int(c.get_label().split()[0]): sorted(c.get_offsets()[:, 1].tolist()) for c in ax.collections}
     assert drawn == {warps: sorted(regs) for warps, regs in expected.items()}
     assert "讲义的估计：累加器 + 40" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_timing_check_chart_plots_every_shape_inside_its_axes(close):
+    checks = {key: h200_checks()[key] for key in ("main", "holdout")}
+    fig = timing_check_chart(checks, CHECK_LABELS)
+    close(fig)
+    top, bottom = fig.axes
+    for ax, field in ((top, "regret"), (bottom, "model_over_measured")):
+        for scatter, check in zip(ax.collections, checks.values()):
+            xy = scatter.get_offsets()
+            assert xy[:, 0].tolist() == pytest.approx((1e6 * check.best_s).tolist())
+            assert xy[:, 1].tolist() == pytest.approx(getattr(check, field).tolist())
+            low, high = ax.get_ylim()
+            assert low < xy[:, 1].min() and xy[:, 1].max() < high, f"a {field} point falls outside the axes"
+    assert [t.get_text() for t in top.get_legend().get_texts()] == ["模型，主集", "模型，留出集"]
 
 
 def _label_pos(ax, k):
