@@ -22,7 +22,7 @@ from schedlab.core.hardware import (
 from schedlab.core.knobs import GemmConfig, all_configs
 from schedlab.core.landscape import landscape
 from schedlab.core.launch import launchable
-from schedlab.core.model.engine import explain
+from schedlab.core.model.engine import evaluate, explain
 from schedlab.core.profile_sources import PROFILE_SOURCES
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.render.labels import launch_reason_label
@@ -198,7 +198,7 @@ def _l2_floor_s(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware) -> float:
 
 def test_h100_sxm_square_optimum_is_no_longer_l2_bound():
     """Issue 15: the old calibration's 5.5 TB/s L2 made 4096³ L2-bound at 455 TFLOPS, while measured Triton
-    kernels of large GEMMs reach 517-634. The L2 measured on the GH100 (9.78 TB/s, an H200) lets the
+    kernels of large GEMMs reach 517-634. The L2 measured on the GH100 (13.4 TB/s at least, an H200) lets the
     optimum's tile stream its panels in less time than its tensor cores take: its L2 floor is below its
     time, the tensor cores bind, and the prediction lies inside the measured range."""
     land = landscape(SQUARE, H100_SXM)
@@ -211,6 +211,19 @@ def test_h100_sxm_square_optimum_is_no_longer_l2_bound():
     assert explain(lecture.best, *SQUARE, H100_TC).bottleneck == "t_tc_s"
     assert lecture.best_time_s > _l2_floor_s(lecture.best, *SQUARE, H100_TC)
     assert lecture.best_tflops > 0.85 * H100_TC.peak_flops / 1e12
+
+
+def test_gh100_l2_is_what_the_h200_s_fastest_deep_k_kernel_drew_through_it():
+    """The GH100 profiles' L2 is the rate at which the fastest measured config of 1024 x 1024 x 16384 (one wave)
+    loaded its tiles' A and B panels on the H200 (schedlab/data/triton-timings), to 0.05 TB/s: a lower bound."""
+    from schedlab.core.triton_timings import shipped_run
+    from schedlab.studies.triton_check import operand_bytes
+
+    configs, times = shipped_run("h200-run1").on_shape((1024, 1024, 16384))
+    best = int(times.argmin())
+    drawn = operand_bytes((1024, 1024, 16384), configs[best]) / times[best]
+    assert H100_SXM.l2_bw_bytes_per_s == H200_SXM.l2_bw_bytes_per_s == pytest.approx(drawn, abs=0.05e12)
+    assert evaluate(configs[best : best + 1], 1024, 1024, 16384, H200_SXM).waves[0] == 1  # every tile at once
 
 
 def test_a100_tensor_rate_is_the_measured_matmul_rate():

@@ -313,10 +313,12 @@ H100_TC = Hardware(
 )
 
 
-#: L2 bandwidth [BENCH-DATA] measured on an H200 (GH100, 132 SMs, as the H100 SXM5): the median of
-#: gpu-l2-cache's rows with data sets of 8 to 40 MB (21 rows, 9.48 to 10.25 TB/s), where every
-#: read hits L2 (beyond 44 MB it falls towards HBM).
-_GH100_L2_BW = 9.78e12
+#: L2 bandwidth, measured here as a lower bound on an H200 (GH100, 132 SMs, as the H100 SXM5): Triton
+#: tutorial 03's fastest configuration of 1024 x 1024 x 16384 (schedlab/data/triton-timings/h200-run1;
+#: 64 x 128 x 128, one wave of 128 tiles) loaded its tiles' A and B panels, 768 MiB, every byte through L2,
+#: in 59.9 us, launch, fill and epilogue included (tests/test_gpus.py re-derives it). It is above what
+#: gpu-l2-cache [BENCH-DATA] measured on an H200 with every block reading one data set (9.78 TB/s).
+_GH100_L2_BW = 13.4e12
 #: HBM read bandwidth [BENCH-DATA] measured on the H200: gpu-l2-cache's plateau for data sets far
 #: beyond L2 (0.1 to 4.9 GB: 3888 GB/s in every row), 81 % of the datasheet's 4.8 TB/s.
 _H200_HBM_BW = 3.888e12
@@ -334,7 +336,7 @@ _TRITON_PIPELINE_OVERLAP = 0.9
 #: launch from above (the cuBLAS kernel may be slower than the model's best). Checked against
 #: [TRITONBENCH]: on a GB200, cuLaunchKernel alone takes 3.0-3.3 us and Triton's launcher 4.7-5.6 us
 #: of CPU time per launch, which back-to-back eager launches of short kernels cannot hide.
-_KERNEL_LAUNCH_S = 6.76e-6
+_KERNEL_LAUNCH_S = 7.17e-6
 #: Launch as one node of a replayed CUDA graph, seconds: [GRAPH-PROBE] measured a replay of N no-op
 #: kernels as about 15 us fixed plus 0.58 us per node (an RTX 5070 Ti Laptop GPU, CUDA 13); the
 #: per-node cost carried over to the datacentre GPUs is an assumption, and the replay's fixed part is

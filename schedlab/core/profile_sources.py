@@ -142,25 +142,26 @@ _H100_SXM_SOURCES = {
     "write each k-step, for a bank serves one 32-bit access per clock, read or write [CUDA-PG]",
     "l2_port_bytes_per_clk_per_sm": "Unsourced: the lecture's 64 B/clk per SM kept "
     "(no per-SM L2 port measurement found)",
-    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200 (the same GH100 chip, 132 SMs): "
-    "9.78 TB/s, the median of the rows with 8-40 MB data sets (9.48-10.25 TB/s), in which every thread block "
-    "reads the same data set, as a GEMM's blocks share panels. Checked against the same benchmark on an H100 "
-    "PCIe (gpu-l2-cache/h100_pcie.txt): 6.90 TB/s, median of the 8-33 MB rows (6.83-6.98), is 34.5 B/clk per "
-    "SM at 114 SMs and 1755 MHz, and the H200's 9.78 TB/s is 37.4 B/clk per SM at 132 SMs and 1980 MHz: "
-    "the same per-SM rate within 8 % ([C&C-H100] saw the PCIe card's clock fall to 1395 MHz under L2 load). "
-    "The model charges each block's A and B tiles to L2 once per k-step, which is what Triton's loads cost: "
-    "its pipelined loads are cp.async with the .cg modifier for 16-byte words (L2 only, L1 bypassed; "
-    "AsyncCopyGlobalToLocalOpConversion, third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp), "
-    "so resident blocks sharing a panel do not share it through L1, and TMA multicast needs a thread-block "
-    "cluster (num_ctas > 1), which Inductor's mm configs do not use",
+    "l2_bw_bytes_per_s": "Measured here, a lower bound: on an H200 (the same GH100 chip, 132 SMs), the fastest "
+    "configuration of Triton tutorial 03's kernel on 1024 x 1024 x 16384 (64 x 128 x 128, 4 warps, 4 stages: one "
+    "wave of 128 tiles; schedlab/data/triton-timings/h200-run1) loaded its tiles' A and B panels, 128 x (64 + "
+    "128) x 16384 x 2 B = 768 MiB, in 59.9 us: 13.4 TB/s, the launch, fill and epilogue inside that time. Every "
+    "one of those bytes comes through L2: Triton's pipelined loads are cp.async with the .cg modifier for 16-byte "
+    "words (L2 only, L1 bypassed; AsyncCopyGlobalToLocalOpConversion, "
+    "third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp), so resident blocks sharing a panel do "
+    "not share it through L1, and TMA multicast needs a thread-block cluster (num_ctas > 1), which Inductor's mm "
+    "configs do not use; the model charges each block's A and B tiles to L2 once per k-step, as here. "
+    "[BENCH-DATA] gpu-l2-cache measured less on an H200, 9.78 TB/s (the median of its 8-40 MB rows, every "
+    "thread block reading the same data set; the value this profile took before), which a GEMM's traffic "
+    "exceeds, so it does not bound it",
     "hbm_bw_bytes_per_s": "3.35 TB/s (datasheet) x 0.81, the read efficiency [BENCH-DATA] measured on the H200 "
     "(3888 of 4800 GB/s, the same GH100 memory system) = 2.71 TB/s; the efficiency carried over is an assumption",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
     "read by all SMs 'cannot be replicated in both L2 cache sections'",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] gpu-latency on an H100 PCIe (GH100), 658 clocks at "
     "1755 MHz from HBM = 375 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Derived, eager launch: 6.76 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less "
-    "this model's 3.70 us without it; an upper bound (2023, form factor not stated). Consistent with "
+    "t_launch_s": "Derived, eager launch: 7.17 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less "
+    "this model's 3.30 us without it; an upper bound (2023, form factor not stated). Consistent with "
     "[TRITONBENCH]: per launch on a GB200, cuLaunchKernel alone 3.0-3.3 us and Triton's launcher 4.7-5.6 us",
     "t_launch_graph_s": "Measured on another GPU: [GRAPH-PROBE] a replayed CUDA graph of N no-op kernels costs "
     "about 15 us once plus 0.58 us per kernel (RTX 5070 Ti Laptop, CUDA 13); the per-kernel part carried "
@@ -216,7 +217,7 @@ _A100_SOURCES = {
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] cuda-latency on an A100 80GB, 572 clocks at 1410 MHz from "
     "HBM = 405 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Carried over from h100-sxm (6.76 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
+    "t_launch_s": "Carried over from h100-sxm (7.17 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
     "an assumption, no A100 measurement of launch and prologue was found",
     "t_launch_graph_s": _H100_SXM_SOURCES["t_launch_graph_s"],
     "t_k_step_clk": "Composed from a measurement and the compiled code: 4 x 36 clocks, the L1 latency [BENCH-DATA] "
@@ -240,8 +241,9 @@ _H200_SOURCES = {
     **_H100_SXM_SOURCES,
     "hbm_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on an H200, data sets of 0.1-4.9 GB far beyond L2: "
     "3888 GB/s (81 % of the datasheet's 4.8 TB/s [H200-DS])",
-    "l2_bw_bytes_per_s": "Measured: [BENCH-DATA] gpu-l2-cache on this H200: 9.78 TB/s, the median of the rows with "
-    "8-40 MB data sets (9.48-10.25 TB/s)",
+    "l2_bw_bytes_per_s": _H100_SXM_SOURCES["l2_bw_bytes_per_s"].replace(
+        "on an H200 (the same GH100 chip, 132 SMs)", "on this H200"
+    ),
 }
 
 _H200_SOURCES["n_sm"] = "[H200-DS] the same GH100 chip as the H100 SXM5: 132 SMs"
