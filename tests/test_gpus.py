@@ -71,12 +71,17 @@ def test_a_field_that_differs_from_the_lecture_says_why(name):
 
 def test_unsourced_values_are_said_to_be_unsourced():
     """The fields no published measurement was found for say so, in the text the book shows; the one
-    value chosen by looking at outcomes says that too (issue 15: say what each value rests on)."""
+    value chosen by looking at outcomes says that too, and a value fitted to measurements says which (issue 15
+    and issue 24: say what each value rests on)."""
     for name in ("h100-sxm", "a100-sxm4", "h200-sxm"):
         assert PROFILE_SOURCES[name]["l2_port_bytes_per_clk_per_sm"].startswith("Unsourced")
         assert PROFILE_SOURCES[name]["pipeline_overlap"].startswith("Assumption, not measured")
-        for field in ("l2_bw_bytes_per_s", "hbm_bw_bytes_per_s", "mem_latency_s", "tc_flop_per_clk_per_sm"):
+        for field in ("l2_bw_bytes_per_s", "hbm_bw_bytes_per_s", "tc_flop_per_clk_per_sm"):
             assert "measured" in PROFILE_SOURCES[name][field].lower(), (name, field)
+    assert "measured" in PROFILE_SOURCES["a100-sxm4"]["mem_latency_s"].lower()
+    for name in ("h100-sxm", "h200-sxm"):  # the GH100's loaded latency: fitted to the shipped H200 timings
+        assert PROFILE_SOURCES[name]["mem_latency_s"].startswith("Fitted, loaded")
+        assert "schedlab/data/triton-timings/h200-run1" in PROFILE_SOURCES[name]["mem_latency_s"]
 
 
 def test_datasheet_facts():
@@ -224,6 +229,17 @@ def test_gh100_l2_is_what_the_h200_s_fastest_deep_k_kernel_drew_through_it():
     drawn = operand_bytes((1024, 1024, 16384), configs[best]) / times[best]
     assert H100_SXM.l2_bw_bytes_per_s == H200_SXM.l2_bw_bytes_per_s == pytest.approx(drawn, abs=0.05e12)
     assert evaluate(configs[best : best + 1], 1024, 1024, 16384, H200_SXM).waves[0] == 1  # every tile at once
+
+
+def test_gh100_loaded_latency_is_the_fit_on_the_h200_s_main_run():
+    """h100-sxm's (and h200-sxm's) memory latency is the grid value under which the model ranks the H200's main
+    timing run best (schedlab.studies.triton_check.latency_fit), above the unloaded 375 ns it starts from."""
+    from schedlab.core.triton_timings import shipped_run
+    from schedlab.studies.triton_check import LATENCY_GRID_S, latency_fit
+
+    best, scores = latency_fit(shipped_run("h200-run1"), H200_SXM)
+    assert H100_SXM.mem_latency_s == H200_SXM.mem_latency_s == best > LATENCY_GRID_S[0]
+    assert max(scores) > scores[0]
 
 
 def test_a100_tensor_rate_is_the_measured_matmul_rate():

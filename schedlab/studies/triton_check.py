@@ -13,7 +13,7 @@ configuration the run timed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -34,6 +34,8 @@ __all__ = [
     "h200_checks",
     "refused_but_ran",
     "operand_bytes",
+    "LATENCY_GRID_S",
+    "latency_fit",
 ]
 
 #: Which configurations of a shape are ranked: Inductor's adapted mm list, or every one the run timed.
@@ -271,3 +273,26 @@ def operand_bytes(shape, config, bytes_per_element: int = 2) -> int:
     bm, bn = int(config[0]), int(config[1])
     tiles = -(-M // bm) * -(-N // bn)
     return tiles * (bm + bn) * K * bytes_per_element
+
+
+#: The loaded latencies :func:`latency_fit` tries: 375 ns (the unloaded HBM latency measured on a GH100) to
+#: 750 ns (the lecture's loaded latency), in steps of 25 ns.
+LATENCY_GRID_S = tuple(float(ns) * 1e-9 for ns in range(375, 751, 25))
+
+
+def latency_fit(run: TimedRun, hw: Hardware, grid=LATENCY_GRID_S) -> tuple[float, tuple[float, ...]]:
+    """The ``mem_latency_s`` of ``grid`` under which ``hw``'s model ranks ``run`` best, and each one's score.
+
+    The score is the mean over ``run``'s shapes of the Spearman correlation between model and measured
+    times of Inductor's list (:func:`rank_check`); the first of equal scores wins. The h100-sxm profile's
+    loaded latency is this fit on the H200's main run (the held-out shapes were not used).
+
+    Examples
+    --------
+    >>> from schedlab.core.triton_timings import shipped_run
+    >>> best, scores = latency_fit(shipped_run("h200-run1"), PROFILES["h200-sxm"], grid=(375e-9, 550e-9))
+    >>> round(best * 1e9), scores[1] > scores[0]
+    (550, True)
+    """
+    scores = tuple(float(np.mean(rank_check(run, replace(hw, mem_latency_s=s)).spearman)) for s in grid)
+    return grid[int(np.argmax(scores))], scores
