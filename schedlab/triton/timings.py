@@ -34,7 +34,7 @@ from schedlab.core.knobs import GemmConfig
 from schedlab.triton.compiler import TUTORIAL_GROUP_M, tutorial_kernel
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 
-__all__ = ["SHAPES", "HOLDOUT_SHAPES", "SHAPE_SETS", "PROBE_CONFIGS", "configs_for", "COLUMNS", "main"]
+__all__ = ["SHAPES", "HOLDOUT_SHAPES", "FRESH_SHAPES", "SHAPE_SETS", "PROBE_CONFIGS", "configs_for", "COLUMNS", "main"]
 
 _HIDDEN, _INTER, _QKV = 4096, 14336, 6144  # Llama-3-8B: hidden_size, intermediate_size, q+k+v outputs
 _LLM = tuple(
@@ -67,8 +67,20 @@ _HOLDOUT = (
     + [(d, d, d) for d in (1536, 3072, 6144)]
 )
 HOLDOUT_SHAPES = tuple(s for s in dict.fromkeys(_HOLDOUT) if s not in SHAPES)  # 8192^3 is in SHAPES
+_FRESH = (
+    [
+        (m, n, k)
+        for m in (48, 384, 3072)
+        for n, k in ((8192, 3584), (3584, 4096), (28672, 3584), (3584, 14336), (8192, 29568))
+    ]
+    + [(m, n, k) for m in (6144, 24576) for n in (3072, 12288) for k in (144, 288)]
+    + [(2560, 2560, 2560), (5120, 5120, 640), (12288, 768, 768), (768, 12288, 3072)]
+)
+#: A third set, timed after every change the first two informed: gemma-2-9b's and Qwen2-72B's projections at
+#: 48, 384 and 3072 tokens, short K of 144 and 288, four rectangles; every dimension a multiple of 16.
+FRESH_SHAPES = tuple(s for s in dict.fromkeys(_FRESH) if s not in SHAPES and s not in HOLDOUT_SHAPES)
 #: The shape sets the script can time, by the name ``--shapes`` takes.
-SHAPE_SETS = {"main": SHAPES, "holdout": HOLDOUT_SHAPES}
+SHAPE_SETS = {"main": SHAPES, "holdout": HOLDOUT_SHAPES, "fresh": FRESH_SHAPES}
 
 #: A factorial probe around the tiles large GEMMs use: BLOCK_K x num_warps x num_stages on 64x64, 64x128
 #: and 128x128 (whether each launches is the GPU's answer, recorded).
@@ -83,9 +95,9 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def configs_for(shape) -> tuple[GemmConfig, ...]:
-    """Inductor's adapted list, then the tutorial's list, then :data:`PROBE_CONFIGS`, without repeats."""
-    return tuple(dict.fromkeys((*inductor_configs(shape), *TUTORIAL_CONFIGS, *PROBE_CONFIGS)))
+def configs_for(shape, probe: bool = True) -> tuple[GemmConfig, ...]:
+    """Inductor's adapted list, then the tutorial's list, then (``probe``) :data:`PROBE_CONFIGS`, without repeats."""
+    return tuple(dict.fromkeys((*inductor_configs(shape), *TUTORIAL_CONFIGS, *(PROBE_CONFIGS if probe else ()))))
 
 
 def _launch_args(c: GemmConfig) -> dict:
@@ -194,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rep-ms", type=float, default=10.0, help="do_bench's timed repetitions (default 10 ms)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="compiler processes")
     parser.add_argument("--shapes", choices=SHAPE_SETS, default="main", help="which shape set to time (default main)")
+    parser.add_argument("--no-probe", action="store_true", help="time Inductor's and the tutorial's lists only")
     parser.add_argument("--limit", type=int, default=None, help="time only the first LIMIT shapes")
     args = parser.parse_args(argv)
     start = time.monotonic()
@@ -220,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     by_class: dict[tuple[bool, ...], dict] = {}
     for s in shapes:
         first, configs = by_class.setdefault(tuple(d % 16 == 0 for d in s), (s, {}))
-        configs.update(dict.fromkeys(configs_for(s)))
+        configs.update(dict.fromkeys(configs_for(s, probe=not args.no_probe)))
     jobs = [(first, c) for first, configs in by_class.values() for c in configs]
     with ProcessPoolExecutor(
         max_workers=args.jobs, mp_context=__import__("multiprocessing").get_context("spawn")
@@ -236,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         if time.monotonic() > deadline:
             print(f"deadline: stopped before shape {i} of {len(shapes)}", flush=True)
             break
-        shape_rows, shape_cublas = _time_shape(shape, configs_for(shape), bench, deadline + args.grace_s)
+        shape_rows, shape_cublas = _time_shape(
+            shape, configs_for(shape, probe=not args.no_probe), bench, deadline + args.grace_s
+        )
         torch.cuda.empty_cache()  # the shape's matrices are gone with _time_shape's frame
         rows += shape_rows
         cublas.append(shape_cublas)
