@@ -4,8 +4,8 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_triton_check.py [--profile h200-sxm] [--configs inductor|timed]
 
-For each shipped pair of runs (``schedlab/data/triton-timings``: the main shapes, and the held-out
-shapes timed after the model's last change) it prints the measures of
+For each shipped pair of runs (``schedlab/data/triton-timings``: the main shapes, the held-out shapes
+timed after the resident-blocks rule, the fresh shapes timed after every change) it prints the measures of
 :func:`schedlab.studies.triton_check.rank_check` for the model on the first run and, in the model's
 place, the second run of the same shapes (what the measurement itself reaches), over all shapes and per
 family: decode (M <= 64), short K (K <= 384), and the rest. Then the shapes where the model's first pick
@@ -22,7 +22,11 @@ from schedlab.core.hardware import profile
 from schedlab.core.triton_timings import shipped_run
 from schedlab.studies.triton_check import CONFIG_SETS, WITHIN, RankCheck, rank_check, repeat_check
 
-PAIRS = (("main", "h200-run1", "h200-run2"), ("holdout", "h200-holdout-run1", "h200-holdout-run2"))
+PAIRS = (
+    ("main", "h200-run1", "h200-run2"),
+    ("holdout", "h200-holdout-run1", "h200-holdout-run2"),
+    ("fresh", "h200-fresh-run1", "h200-fresh-run2"),
+)
 
 
 def family(shape) -> str:

@@ -69,7 +69,7 @@ BUILDERS = {
     "breakdown_chart_one_stage": lambda: breakdown_chart(explain(GemmConfig(256, 128, 32, 8, 1, 1), *SQUARE)),
     "registers_chart": lambda: registers_chart(PROFILES["h100-sxm"], lecture_base=H100_TC.base_regs_per_thread),
     "timing_check_chart": lambda: timing_check_chart(
-        {key: h200_checks()[key] for key in ("main", "holdout")}, CHECK_LABELS
+        {key: h200_checks()[key] for key in ("main", "holdout", "fresh")}, CHECK_LABELS
     ),
 }
 
@@ -429,7 +429,7 @@ def test_registers_chart_plots_one_dot_per_compiled_tile_at_its_registers(close)
 
 
 def test_timing_check_chart_plots_every_shape_inside_its_axes(close):
-    checks = {key: h200_checks()[key] for key in ("main", "holdout")}
+    checks = {key: h200_checks()[key] for key in ("main", "holdout", "fresh")}
     fig = timing_check_chart(checks, CHECK_LABELS)
     close(fig)
     top, bottom = fig.axes
@@ -440,7 +440,7 @@ def test_timing_check_chart_plots_every_shape_inside_its_axes(close):
             assert xy[:, 1].tolist() == pytest.approx(getattr(check, field).tolist())
             low, high = ax.get_ylim()
             assert low < xy[:, 1].min() and xy[:, 1].max() < high, f"a {field} point falls outside the axes"
-    assert [t.get_text() for t in top.get_legend().get_texts()] == ["模型，主集", "模型，留出集"]
+    assert [t.get_text() for t in top.get_legend().get_texts()] == ["模型，主集", "模型，留出集", "模型，新集"]
 
 
 def _label_pos(ax, k):

@@ -25,9 +25,12 @@ __all__ = ["TimedRun", "read_run", "SHIPPED_RUNS", "shipped_run", "TIMINGS_DIR"]
 
 #: Where the shipped runs live (package data).
 TIMINGS_DIR = Path(__file__).resolve().parents[1] / "data" / "triton-timings"
-#: The runs shipped with the package, on one H200: two passes over the script's main shapes, and two over
-#: its held-out shapes, timed after the model was last changed on the first two.
-SHIPPED_RUNS = ("h200-run1", "h200-run2", "h200-holdout-run1", "h200-holdout-run2")
+#: The runs shipped with the package, on H200s, two passes over each of the script's shape sets: the main
+#: shapes; the held-out ones, timed after the model's resident-blocks rule changed on the main ones; the fresh
+#: ones, timed after every change (without the probe configurations).
+SHIPPED_RUNS = (
+    "h200-run1", "h200-run2", "h200-holdout-run1", "h200-holdout-run2", "h200-fresh-run1", "h200-fresh-run2",
+)  # fmt: skip
 
 _KNOBS = ("bm", "bn", "bk", "warps", "stages", "group")  # the order of the engine's config arrays
 _SHAPE = ("M", "N", "K")

@@ -87,9 +87,11 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
 #: What each of :func:`schedlab.studies.triton_check.h200_checks`' checks is, as the timing table labels it.
 CHECK_LABELS = {
     "main": "模型，主集",
-    "holdout": "模型，留出集",
     "main-repeat": "再测一遍，主集",
+    "holdout": "模型，留出集",
     "holdout-repeat": "再测一遍，留出集",
+    "fresh": "模型，新集",
+    "fresh-repeat": "再测一遍，新集",
 }
 
 
@@ -101,7 +103,7 @@ def timing_check_table(checks: dict[str, RankCheck]) -> Table:
     >>> from schedlab.studies.triton_check import h200_checks
     >>> t = timing_check_table(h200_checks())
     >>> t.headers[:3], [row[0] for row in t.rows]
-    (('谁来排', '形状', '首选在最优的 10% 以内'), ['模型，主集', '模型，留出集', '再测一遍，主集', '再测一遍，留出集'])
+    (('谁来排', '形状', '首选在最优的 10% 以内'), ['模型，主集', '再测一遍，主集', '模型，留出集', '再测一遍，留出集', '模型，新集', '再测一遍，新集'])
     """
     rows = []
     for key, check in checks.items():
