@@ -14,7 +14,7 @@ from schedlab.core.launch import launch_checks
 from schedlab.core.triton_timings import SHIPPED_RUNS, read_run, shipped_run
 from schedlab.studies.triton_check import CONFIG_SETS, rank_check, refused_but_ran, repeat_check
 from schedlab.triton.configs import inductor_configs
-from schedlab.triton.timings import COLUMNS, PROBE_CONFIGS, SHAPE_SETS, SHAPES, configs_for
+from schedlab.triton.timings import COLUMNS, PROBE_CONFIGS, SHAPE_SETS, SHAPES, compile_jobs, configs_for
 
 # ---------------------------------------------------------------- the shipped runs
 
@@ -188,3 +188,14 @@ def test_the_script_times_inductor_s_list_first_then_the_tutorial_s_then_the_pro
     shape = (16, 4096, 4096)
     listed = inductor_configs(shape)
     assert configs_for(shape)[: len(listed)] == listed
+
+
+@pytest.mark.parametrize("shape_set", list(SHAPE_SETS))
+def test_the_script_compiles_each_kernel_it_times_once_per_divisibility_class(shape_set):
+    shapes = SHAPE_SETS[shape_set]
+    jobs = compile_jobs(shapes)
+    assert len(jobs) == len(set(jobs))
+    cls = lambda shape: tuple(d % 16 == 0 for d in shape)  # noqa: E731
+    compiled = {(cls(shape), config) for shape, config in jobs}
+    assert len(compiled) == len(jobs)  # one shape stands for its class
+    assert compiled == {(cls(shape), config) for shape in shapes for config in configs_for(shape)}

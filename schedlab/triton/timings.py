@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import multiprocessing
 import os
 import platform
 import subprocess
@@ -34,7 +35,17 @@ from schedlab.core.knobs import GemmConfig
 from schedlab.triton.compiler import TUTORIAL_GROUP_M, tutorial_kernel
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
 
-__all__ = ["SHAPES", "HOLDOUT_SHAPES", "FRESH_SHAPES", "SHAPE_SETS", "PROBE_CONFIGS", "configs_for", "COLUMNS", "main"]
+__all__ = [
+    "SHAPES",
+    "HOLDOUT_SHAPES",
+    "FRESH_SHAPES",
+    "SHAPE_SETS",
+    "PROBE_CONFIGS",
+    "configs_for",
+    "compile_jobs",
+    "COLUMNS",
+    "main",
+]
 
 _HIDDEN, _INTER, _QKV = 4096, 14336, 6144  # Llama-3-8B: hidden_size, intermediate_size, q+k+v outputs
 _LLM = tuple(
@@ -98,6 +109,24 @@ COLUMNS = (
 def configs_for(shape, probe: bool = True) -> tuple[GemmConfig, ...]:
     """Inductor's adapted list, then the tutorial's list, then (``probe``) :data:`PROBE_CONFIGS`, without repeats."""
     return tuple(dict.fromkeys((*inductor_configs(shape), *TUTORIAL_CONFIGS, *(PROBE_CONFIGS if probe else ()))))
+
+
+def compile_jobs(shapes, probe: bool = True) -> list[tuple[tuple[int, int, int], GemmConfig]]:
+    """One ``(shape, config)`` per kernel Triton compiles for ``shapes``: per class of shapes alike in which of
+    M, N, K are multiples of 16 (what Triton specialises an integer on, and so the strides), its first shape
+    with each config any shape of the class times.
+
+    Examples
+    --------
+    >>> jobs = compile_jobs([(256, 256, 256), (512, 512, 512), (512, 512, 200)], probe=False)
+    >>> sorted({shape for shape, _ in jobs})  # the second shape shares the first one's kernels
+    [(256, 256, 256), (512, 512, 200)]
+    """
+    by_class: dict[tuple[bool, ...], tuple[tuple[int, int, int], dict]] = {}
+    for shape in shapes:
+        first, configs = by_class.setdefault(tuple(d % 16 == 0 for d in shape), (tuple(shape), {}))
+        configs.update(dict.fromkeys(configs_for(shape, probe=probe)))
+    return [(first, config) for first, configs in by_class.values() for config in configs]
 
 
 def _launch_args(c: GemmConfig) -> dict:
@@ -229,15 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.output / "machine.txt").write_text("\n".join(machine) + "\n")
     print("\n".join(machine), flush=True)
 
-    # The divisibility of M, N, K (and so of the strides) is what Triton specialises on: compile each once.
-    by_class: dict[tuple[bool, ...], dict] = {}
-    for s in shapes:
-        first, configs = by_class.setdefault(tuple(d % 16 == 0 for d in s), (s, {}))
-        configs.update(dict.fromkeys(configs_for(s, probe=not args.no_probe)))
-    jobs = [(first, c) for first, configs in by_class.values() for c in configs]
-    with ProcessPoolExecutor(
-        max_workers=args.jobs, mp_context=__import__("multiprocessing").get_context("spawn")
-    ) as pool:
+    jobs = compile_jobs(shapes, probe=not args.no_probe)
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         failed = sum(bool(f.result()) for f in as_completed([pool.submit(_precompile, j) for j in jobs]))
     print(f"compiled {len(jobs)} kernels ({failed} failed) in {time.monotonic() - start:.0f} s", flush=True)
 
