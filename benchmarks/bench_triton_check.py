@@ -35,9 +35,8 @@ def family(shape) -> str:
 
 
 def line(label: str, check: RankCheck) -> str:
-    n_within = int((check.regret <= WITHIN).sum())
     return (
-        f"  {label:<22} n={len(check.shapes):<3} within 10 % {n_within:>3} ({check.within:5.1%})"
+        f"  {label:<22} n={len(check.shapes):<3} within 10 % {check.n_within:>3} ({check.within:5.1%})"
         f"  median regret {check.median_regret:.3f}  Spearman {check.median_spearman:.3f}"
         f"  top4 {check.top4.mean():5.1%}  top8 {check.top8.mean():5.1%}  kept {check.kept:6.2%}"
         f"  |log(model/measured)| {check.median_abs_log_ratio:.3f}"

@@ -29,6 +29,7 @@ from schedlab.render.labels import launch_reason_label
 from schedlab.studies.claims import seed_claims
 from schedlab.studies.gpus import HardwareTransfer, hardware_transfer
 from schedlab.studies.space import space_summary
+from schedlab.studies.triton_check import operand_bytes
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
@@ -197,8 +198,7 @@ def test_same_limits_same_space(name):
 
 def _l2_floor_s(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware) -> float:
     """Every block reads its A and B panels through L2 once: blocks x (BM + BN) x K elements at the L2 rate."""
-    blocks = -(-M // cfg.bm) * -(-N // cfg.bn)
-    return blocks * (cfg.bm + cfg.bn) * K * hw.bytes_per_element / hw.l2_bw_bytes_per_s
+    return operand_bytes((M, N, K), cfg.as_tuple(), hw.bytes_per_element) / hw.l2_bw_bytes_per_s
 
 
 def test_h100_sxm_square_optimum_is_no_longer_l2_bound():
@@ -222,7 +222,6 @@ def test_gh100_l2_is_what_the_h200_s_fastest_deep_k_kernel_drew_through_it():
     """The GH100 profiles' L2 is the rate at which the fastest measured config of 1024 x 1024 x 16384 (one wave)
     loaded its tiles' A and B panels on the H200 (schedlab/data/triton-timings), to 0.05 TB/s: a lower bound."""
     from schedlab.core.triton_timings import shipped_run
-    from schedlab.studies.triton_check import operand_bytes
 
     configs, times = shipped_run("h200-run1").on_shape((1024, 1024, 16384))
     best = int(times.argmin())

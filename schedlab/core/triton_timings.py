@@ -20,6 +20,7 @@ import numpy as np
 
 from schedlab.core.caching import memoised
 from schedlab.core.files import InputFileError, read_input
+from schedlab.core.measured import duplicate_row
 
 __all__ = ["TimedRun", "read_run", "SHIPPED_RUNS", "shipped_run", "TIMINGS_DIR"]
 
@@ -108,20 +109,20 @@ def read_run(folder) -> TimedRun:
     """
     folder = Path(folder)
     path = folder / "timings.csv"
-    shapes, configs, times, status, seen = [], [], [], [], set()
+    shapes, configs, times, status = [], [], [], []
     for line, row in enumerate(_rows(path, (*_SHAPE, *_KNOBS, "time_us", "status")), 2):
-        shape = tuple(_int(row, k, path, line) for k in _SHAPE)
-        config = tuple(_int(row, k, path, line) for k in _KNOBS)
-        if (shape, config) in seen:
-            raise InputFileError(f"{path}, line {line}: shape {shape} and configuration {config} timed twice")
-        seen.add((shape, config))
+        shapes.append(tuple(_int(row, k, path, line) for k in _SHAPE))
+        configs.append(tuple(_int(row, k, path, line) for k in _KNOBS))
         ok = row["status"] == "ok"
-        shapes.append(shape)
-        configs.append(config)
         times.append(_time_us(row, "time_us", path, line) * 1e-6 if ok else math.nan)
         status.append(row["status"])
     if not shapes:
         raise InputFileError(f"{path}: no rows")
+    twice = duplicate_row(np.column_stack([shapes, configs]))
+    if twice is not None:
+        raise InputFileError(
+            f"{path}, line {twice + 2}: shape {shapes[twice]} and configuration {configs[twice]} timed twice"
+        )
     cublas_path = folder / "cublas.csv"
     cublas = {
         tuple(_int(row, k, cublas_path, line) for k in _SHAPE): _time_us(row, "time_us", cublas_path, line) * 1e-6

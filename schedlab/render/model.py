@@ -107,12 +107,11 @@ def timing_check_table(checks: dict[str, RankCheck]) -> Table:
     """
     rows = []
     for key, check in checks.items():
-        n_within = int((check.regret <= 1.10).sum())
         rows.append(
             (
                 CHECK_LABELS[key],
                 str(len(check.shapes)),
-                f"{n_within}（{fmt_percent(check.within)}）",
+                f"{check.n_within}（{fmt_percent(check.within)}）",
                 f"{check.median_spearman:.2f}",
                 fmt_percent(float(check.top4.mean())),
                 fmt_percent(float(check.top8.mean())),

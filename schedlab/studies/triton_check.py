@@ -13,7 +13,7 @@ configuration the run timed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -73,9 +73,14 @@ class RankCheck:
     best_s: np.ndarray
 
     @property
+    def n_within(self) -> int:
+        """Shapes whose first pick is within 10 % of the measured best (regret at most :data:`WITHIN`)."""
+        return int(np.sum(self.regret <= WITHIN))
+
+    @property
     def within(self) -> float:
         """Share of shapes whose first pick is within 10 % of the measured best."""
-        return float(np.mean(self.regret <= WITHIN))
+        return self.n_within / len(self.shapes)
 
     @property
     def median_regret(self) -> float:
@@ -98,31 +103,17 @@ class RankCheck:
     def subset(self, keep) -> RankCheck:
         """The same check on the shapes where the boolean sequence ``keep`` is true."""
         keep = np.asarray(keep, dtype=bool)
-        arrays = {
-            name: getattr(self, name)[keep]
-            for name in (
-                "n_configs",
-                "regret",
-                "spearman",
-                "top4",
-                "top8",
-                "model_over_measured",
-                "picks",
-                "bests",
-                "best_s",
-            )
-        }
-        shapes = tuple(s for s, k in zip(self.shapes, keep) if k)
-        return RankCheck(self.run, self.priced_by, self.config_set, shapes, **arrays)
+        per_shape = {f.name: getattr(self, f.name) for f in fields(self)}
+        arrays = {name: value[keep] for name, value in per_shape.items() if isinstance(value, np.ndarray)}
+        return replace(self, shapes=tuple(s for s, k in zip(self.shapes, keep) if k), **arrays)
 
 
 def _configs_of(run: TimedRun, shape, config_set: str) -> tuple[np.ndarray, np.ndarray]:
     configs, times = run.on_shape(shape)
     if config_set == "timed":
         return configs, times
-    listed = np.array([c.as_tuple() for c in inductor_configs(shape)], dtype=np.int64)
     index = {tuple(row): i for i, row in enumerate(configs.tolist())}
-    rows = [index[tuple(c)] for c in listed.tolist() if tuple(c) in index]
+    rows = [index[c.as_tuple()] for c in inductor_configs(shape) if c.as_tuple() in index]
     return configs[rows], times[rows]
 
 
@@ -187,10 +178,8 @@ def repeat_check(run: TimedRun, again: TimedRun, config_set: str = "inductor") -
 def _check(run: TimedRun, price, priced_by: str, config_set: str) -> RankCheck:
     if config_set not in CONFIG_SETS:
         raise ValueError(f"config_set must be one of {', '.join(CONFIG_SETS)}, got {config_set!r}")
-    shapes, out = (
-        run.shape_list(),
-        {k: [] for k in ("n", "regret", "rho", "top4", "top8", "ratio", "pick", "best", "best_s")},
-    )
+    shapes = run.shape_list()
+    out = {k: [] for k in ("n", "regret", "rho", "top4", "top8", "ratio", "pick", "best", "best_s")}
     for shape in shapes:
         configs, measured = _configs_of(run, shape, config_set)
         if len(configs) < 2:

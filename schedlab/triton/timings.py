@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import itertools
 import multiprocessing
 import os
@@ -31,6 +32,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from schedlab.core.files import write_atomically
 from schedlab.core.knobs import GemmConfig
 from schedlab.triton.compiler import TUTORIAL_GROUP_M, tutorial_kernel
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
@@ -172,12 +174,11 @@ def _smi() -> str:
 
 
 def _write(path: Path, rows: list[dict]) -> None:
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]) if rows else COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(path, lambda f: f.write(text.getvalue().encode()))
 
 
 def _time_shape(shape, configs, bench, deadline):
