@@ -13,7 +13,10 @@ as a subprocess when ``schedlab/__main__.py`` exists. It also times the terms is
 tensor-core rate by instruction path, the epilogue's shared-memory passes) on ``h100-sxm``: the
 profile against itself with those terms neutral, cold, on Triton's launchable set; and reading the
 compiler's record of registers (:mod:`schedlab.core.compiler_record`), cold; and the shared-memory bytes by
-Triton's layout (``smem_read_bytes`` and ``smem_fill_bytes``) against the seed's warp grid.
+Triton's layout (``smem_read_bytes`` and ``smem_fill_bytes``) against the seed's warp grid; and the lecture's
+four shapes with K one element short of a multiple of 16 (so A's rows are not aligned and the model reads the
+record's other kind, :class:`~schedlab.core.shapes.RowAlignment`) against the shapes themselves, cold, and
+``evaluate_many`` on both sets at once against the two sets apart.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from schedlab.core.compiler_record import compiled_resources
 from schedlab.core.hardware import H100_SXM, H100_TC
 from schedlab.core.knobs import all_configs, config_array
 from schedlab.core.launch import launch_checks
-from schedlab.core.model.engine import evaluate, gemm_time
+from schedlab.core.model.engine import evaluate, evaluate_many, gemm_time
 from schedlab.core.resources import smem_fill_bytes, smem_read_bytes
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.render.labels import shape_short
@@ -151,6 +154,24 @@ def main(argv=None) -> int:
         f"shared-memory bytes per k-step for {len(triton_arr)} configs: {fmt_s(triton_s)} by Triton's layout and the "
         f"fill, {fmt_s(seed_s)} by the seed's grid ({triton_s / seed_s:.1f}x; {triton_s / cost[H100_SXM] * 100:.1f} % "
         f"of the 4 cold evaluations above)"
+    )
+    # shapes whose K is not a multiple of 16: the record's unaligned kind, priced apart by evaluate_many
+    aligned_shapes = [s.mnk for s in LECTURE_SHAPES]
+    unaligned_shapes = [(M, N, K - 1) for M, N, K in aligned_shapes]
+    unaligned_s = sum(
+        best_of(lambda s=s: evaluate(triton_arr, *s, H100_SXM), args.repeats, True)[0] for s in unaligned_shapes
+    )
+    mixed_s = best_of(
+        lambda: evaluate_many(aligned_shapes + unaligned_shapes, triton_arr, H100_SXM), args.repeats, True
+    )[0]
+    apart_s = sum(
+        best_of(lambda shapes=shapes: evaluate_many(shapes, triton_arr, H100_SXM), args.repeats, True)[0]
+        for shapes in (aligned_shapes, unaligned_shapes)
+    )
+    print(
+        f"h100-sxm, the 4 shapes with K - 1 (A's rows unaligned), cold: {fmt_s(unaligned_s)} against "
+        f"{fmt_s(cost[H100_SXM])} aligned ({unaligned_s / cost[H100_SXM]:.2f}x); evaluate_many of all 8 at once "
+        f"{fmt_s(mixed_s)}, of each kind apart {fmt_s(apart_s)} ({mixed_s / apart_s:.2f}x)"
     )
     print()
 

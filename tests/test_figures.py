@@ -421,7 +421,7 @@ def test_registers_chart_plots_one_dot_per_compiled_tile_at_its_registers(close)
     (ax,) = fig.axes
     expected = {}
     for row in read_record():
-        if row.cc == 90:
+        if row.cc == 90 and row.k_aligned and row.n_aligned:  # the chart is of shapes of multiples of 16
             expected.setdefault(row.warps, []).append(row.registers)
     drawn = {int(c.get_label().split()[0]): sorted(c.get_offsets()[:, 1].tolist()) for c in ax.collections}
     assert drawn == {warps: sorted(regs) for warps, regs in expected.items()}

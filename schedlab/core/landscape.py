@@ -228,6 +228,12 @@ class Landscape:
 def landscape(shape, hw: Hardware | None = None) -> Landscape:
     """Every launchable configuration's model time on ``shape`` (cached).
 
+    The configurations are :func:`~schedlab.core.launch.launchable` ``(hw)``, those that launch on shapes
+    whose ``N`` and ``K`` are multiples of 16. They launch on every shape: under Triton's rules an operand
+    whose rows are not aligned keeps fewer shared buffers (:class:`~schedlab.core.shapes.RowAlignment`), so a
+    few more configurations launch there too (``launchable(hw, row_alignment(*shape))``); a landscape leaves
+    them out, so that every shape's landscape covers one space, the one the search strategies walk.
+
     Examples
     --------
     >>> land = landscape((4096, 4096, 4096))

@@ -20,6 +20,7 @@ from schedlab.core.caching import memoised
 from schedlab.core.hardware import Hardware, KiB, check_hardware
 from schedlab.core.knobs import GemmConfig, all_configs, config_array
 from schedlab.core.resources import accumulator_registers, occupancy, pipeline_smem_bytes, warp_grid
+from schedlab.core.shapes import ALIGNED, RowAlignment
 
 __all__ = ["Reason", "launch_checks", "reasons", "static_valid", "Launchable", "launchable"]
 
@@ -34,10 +35,15 @@ class Reason(NamedTuple):
     message: str
 
 
-def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.ndarray]:
+def launch_checks(
+    arr: np.ndarray, hw: Hardware | None = None, alignment: RowAlignment = ALIGNED
+) -> dict[str, np.ndarray]:
     """Vectorised pruning: for an ``(n, 6)`` config array, one boolean array per failure code.
 
-    Which codes apply is ``hw.launch_rules`` (:data:`~schedlab.core.hardware.LAUNCH_RULES`).
+    Which codes apply is ``hw.launch_rules`` (:data:`~schedlab.core.hardware.LAUNCH_RULES`). Under Triton's
+    rules the answer depends on the shape through ``alignment``, its
+    :class:`~schedlab.core.shapes.RowAlignment` (:func:`~schedlab.core.shapes.row_alignment`): an operand
+    whose rows are not aligned keeps one shared buffer, so more configurations fit.
 
     Notes
     -----
@@ -52,7 +58,7 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
 
     Triton's rules (``"triton-sm80"``, ``"triton-sm90"``), as its compiler decides:
 
-    - ``smem``: :func:`pipeline_smem_bytes` (Triton's buffers, :func:`pipeline_buffers`)
+    - ``smem``: :func:`pipeline_smem_bytes` (Triton's buffers, :func:`pipeline_buffers`, for ``alignment``)
       ``> smem_limit``: ``CompiledKernel._init_handles`` (``python/triton/compiler/compiler.py``)
       raises ``OutOfResources`` when the kernel's ``shared`` exceeds the device's opt-in maximum,
       and the autotuner (``Autotuner._bench``, ``python/triton/runtime/autotuner.py``) skips it;
@@ -72,10 +78,15 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
     {'smem': False, 'mma': True, 'registers': False, 'occupancy': False}
     >>> {code: bool(m[0]) for code, m in launch_checks(arr, A100_SXM4).items()}
     {'smem': False, 'occupancy': False}
+    >>> from schedlab.core.hardware import H100_SXM
+    >>> from schedlab.core.shapes import row_alignment
+    >>> arr = config_array([GemmConfig(128, 128, 128, 4, 4, 8)])  # 4 x 64 KiB of buffers: too many
+    >>> bool(launch_checks(arr, H100_SXM)["smem"][0]), bool(launch_checks(arr, H100_SXM, row_alignment(4096, 4096, 200))["smem"][0])
+    (True, False)
     """
     hw = check_hardware(hw)
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
-    smem = pipeline_smem_bytes(bm, bn, bk, warps, stages, hw) > hw.smem_limit
+    smem = pipeline_smem_bytes(bm, bn, bk, warps, stages, hw, alignment) > hw.smem_limit
     if hw.launch_rules == "seed":
         wy, wx = warp_grid(warps)
         wm, wn = bm // wy, bn // wx
@@ -85,7 +96,7 @@ def launch_checks(arr: np.ndarray, hw: Hardware | None = None) -> dict[str, np.n
     else:
         checks = {"smem": smem}
     failed = np.any(np.stack(list(checks.values())), axis=0)
-    return {**checks, "occupancy": ~failed & (occupancy(arr, hw)[-1] == 0)}
+    return {**checks, "occupancy": ~failed & (occupancy(arr, hw, alignment)[-1] == 0)}
 
 
 def _messages(hw: Hardware) -> dict[str, str]:
@@ -98,8 +109,8 @@ def _messages(hw: Hardware) -> dict[str, str]:
     }
 
 
-def reasons(cfg: GemmConfig, hw: Hardware | None = None) -> tuple[Reason, ...]:
-    """Every reason ``cfg`` cannot launch on ``hw``; empty when it can.
+def reasons(cfg: GemmConfig, hw: Hardware | None = None, alignment: RowAlignment = ALIGNED) -> tuple[Reason, ...]:
+    """Every reason ``cfg`` cannot launch on ``hw`` (on a shape whose rows are aligned as ``alignment``); empty when it can.
 
     Examples
     --------
@@ -110,14 +121,14 @@ def reasons(cfg: GemmConfig, hw: Hardware | None = None) -> tuple[Reason, ...]:
     ()
     """
     hw = check_hardware(hw)
-    checks = launch_checks(config_array([cfg]), hw)
+    checks = launch_checks(config_array([cfg]), hw, alignment)
     messages = _messages(hw)
     return tuple(Reason(code, messages[code]) for code, failed in checks.items() if failed[0])
 
 
-def static_valid(cfg: GemmConfig, hw: Hardware | None = None) -> bool:
-    """True when ``cfg`` can launch on ``hw`` (no pruning reason applies)."""
-    return not reasons(cfg, hw)
+def static_valid(cfg: GemmConfig, hw: Hardware | None = None, alignment: RowAlignment = ALIGNED) -> bool:
+    """True when ``cfg`` can launch on ``hw`` (no pruning reason applies) on a shape aligned as ``alignment``."""
+    return not reasons(cfg, hw, alignment)
 
 
 class Launchable(NamedTuple):
@@ -131,8 +142,10 @@ class Launchable(NamedTuple):
     index: MappingProxyType
 
 
-def launchable(hw: Hardware | None = None) -> Launchable:
-    """The launchable configurations on ``hw`` (computed once per machine).
+def launchable(hw: Hardware | None = None, alignment: RowAlignment = ALIGNED) -> Launchable:
+    """The launchable configurations on ``hw`` for shapes whose rows are aligned as ``alignment`` (computed once each).
+
+    The default, :data:`~schedlab.core.shapes.ALIGNED`, is every shape whose ``N`` and ``K`` are multiples of 16.
 
     Examples
     --------
@@ -140,14 +153,14 @@ def launchable(hw: Hardware | None = None) -> Launchable:
     >>> len(space.configs), space.array.shape, space.index[space.configs[5]]
     (3744, (3744, 6), 5)
     """
-    return _launchable(check_hardware(hw))
+    return _launchable(check_hardware(hw), RowAlignment(*map(bool, alignment)))
 
 
-@memoised(maxsize=8)
-def _launchable(hw: Hardware) -> Launchable:
+@memoised(maxsize=16)
+def _launchable(hw: Hardware, alignment: RowAlignment) -> Launchable:
     configs = all_configs()
     arr = config_array(configs)
-    ok = ~np.any(np.stack(list(launch_checks(arr, hw).values())), axis=0)
+    ok = ~np.any(np.stack(list(launch_checks(arr, hw, alignment).values())), axis=0)
     array = arr[ok]
     array.flags.writeable = False
     kept = tuple(c for c, good in zip(configs, ok) if good)

@@ -12,6 +12,7 @@ import numpy as np
 from schedlab.core.compiler_record import compiled_resources
 from schedlab.core.hardware import Hardware
 from schedlab.core.knobs import SPACE, WARP_GRID
+from schedlab.core.shapes import ALIGNED, RowAlignment
 
 __all__ = [
     "warp_grid",
@@ -125,7 +126,7 @@ def pipeline_buffers(bm, bn, warps, stages, hw: Hardware):
     return np.where(uses_wgmma(bm, bn, warps, hw), stages, np.maximum(np.asarray(stages) - 1, 1))
 
 
-def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
+def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware, alignment: RowAlignment = ALIGNED):
     """Shared memory a block's pipeline allocates: ``buffers * (bm + bn) * bk * bytes_per_element`` bytes.
 
     :func:`pipeline_buffers` buffers, each holding an A tile (``bm x bk``) and a B tile (``bk x bn``).
@@ -134,7 +135,11 @@ def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
     pipelined and keeps one buffer: ``isPipeliningBeneficial`` in
     ``lib/Dialect/TritonGPU/Transforms/Pipeliner/AssignLatencies.cpp`` drops loads that
     ``canBeConvertedToAsyncLoad`` rejects, ``cp.async`` copying at least 32 bits per thread (two FP16
-    elements); e.g. the 16 x 16 tiles of 16 x 16 x 16 with 8 warps (256 threads, one element each).
+    elements); e.g. the 16 x 16 tiles of 16 x 16 x 16 with 8 warps (256 threads, one element each). So is an
+    operand whose rows the kernel cannot prove aligned (``alignment``, the shape's
+    :class:`~schedlab.core.shapes.RowAlignment`): its loads are one element (2 bytes) wide. E.g. on a shape
+    with ``K = 200`` the H200 timings (:mod:`schedlab.core.triton_timings`) record 32768 bytes for
+    128 x 128 x 32 with 4 warps and 3 stages (A in one buffer, B in three), not 49152.
     (Under Triton the epilogue's layout conversion reuses the freed buffers; it needs at most the FP16
     tile of C, ``256 x 256 x 2`` bytes = 128 KiB, under every profile's limit.)
 
@@ -147,13 +152,19 @@ def pipeline_smem_bytes(bm, bn, bk, warps, stages, hw: Hardware):
     144
     >>> int(pipeline_smem_bytes(16, 32, 16, 8, 3, A100_SXM4))  # A (16 x 16) in one buffer, B (16 x 32) in two
     2560
+    >>> from schedlab.core.hardware import H100_SXM
+    >>> from schedlab.core.shapes import row_alignment
+    >>> int(pipeline_smem_bytes(128, 128, 32, 4, 3, H100_SXM))
+    49152
+    >>> int(pipeline_smem_bytes(128, 128, 32, 4, 3, H100_SXM, row_alignment(4096, 4096, 200)))
+    32768
     """
     buffers = pipeline_buffers(bm, bn, warps, stages, hw)
     if hw.launch_rules == "seed":
         return buffers * (bm + bn) * bk * hw.bytes_per_element
     min_elements = 4 // hw.bytes_per_element * np.asarray(warps) * hw.warp_size  # cp.async's 4 bytes per thread
-    buffers_a = np.where(np.asarray(bm) * bk >= min_elements, buffers, 1)
-    buffers_b = np.where(np.asarray(bn) * bk >= min_elements, buffers, 1)
+    buffers_a = np.where((np.asarray(bm) * bk >= min_elements) & alignment.k_aligned, buffers, 1)
+    buffers_b = np.where((np.asarray(bn) * bk >= min_elements) & alignment.n_aligned, buffers, 1)
     return (buffers_a * bm + buffers_b * bn) * bk * hw.bytes_per_element
 
 
@@ -238,7 +249,7 @@ def accumulator_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     return np.maximum(bm // wy, hw.mma_m) * np.maximum(bn // wx, hw.mma_n) // hw.warp_size
 
 
-def registers_per_thread(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+def registers_per_thread(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = ALIGNED) -> np.ndarray:
     """Registers one thread of an ``(n, 5+)`` config array's blocks holds (before the allocation unit).
 
     - ``"seed"`` rules: the seed lecture's account, :func:`accumulator_registers` plus
@@ -259,10 +270,10 @@ def registers_per_thread(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     """
     if hw.launch_rules == "seed":
         return accumulator_registers(arr, hw) + hw.base_regs_per_thread
-    return np.minimum(compiled_resources(arr, hw.launch_rules)[0], hw.max_regs_per_thread)
+    return np.minimum(compiled_resources(arr, hw.launch_rules, alignment)[0], hw.max_regs_per_thread)
 
 
-def reserved_smem_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+def reserved_smem_bytes(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = ALIGNED) -> np.ndarray:
     """Shared memory one block of an ``(n, 5+)`` config array reserves (the runtime's per-block share apart).
 
     The pipeline's buffers (:func:`pipeline_smem_bytes`); under Triton's rules the larger of them and what
@@ -278,13 +289,13 @@ def reserved_smem_bytes(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     >>> int(pipeline_smem_bytes(128, 128, 16, 4, 2, A100_SXM4)), int(reserved_smem_bytes(arr, A100_SXM4)[0])
     (8192, 16384)
     """
-    pipeline = pipeline_smem_bytes(*(arr[:, j] for j in range(5)), hw)
+    pipeline = pipeline_smem_bytes(*(arr[:, j] for j in range(5)), hw, alignment)
     if hw.launch_rules == "seed":
         return pipeline
-    return np.maximum(pipeline, compiled_resources(arr, hw.launch_rules)[2])
+    return np.maximum(pipeline, compiled_resources(arr, hw.launch_rules, alignment)[2])
 
 
-def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+def spilled_registers(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = ALIGNED) -> np.ndarray:
     """Registers per thread that ptxas spills to local memory, for an ``(n, 5+)`` config array.
 
     Under Triton's rules, whose kernels spill rather than fail: the stack frame the compiler reported
@@ -300,10 +311,10 @@ def spilled_registers(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     >>> spilled_registers(arr, A100_SXM4).tolist(), spilled_registers(arr, H100_SXM).tolist()
     ([404, 0], [198, 0])
     """
-    return _compiled_or_zero(arr, hw, 1) // 4
+    return _compiled_or_zero(arr, hw, 1, alignment) // 4
 
 
-def loop_instructions(arr: np.ndarray, hw: Hardware) -> np.ndarray:
+def loop_instructions(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = ALIGNED) -> np.ndarray:
     """Instructions one warp issues per k-step, for an ``(n, 5+)`` config array.
 
     Under Triton's rules: the SASS instructions of one iteration of the compiled k-loop
@@ -319,30 +330,31 @@ def loop_instructions(arr: np.ndarray, hw: Hardware) -> np.ndarray:
     >>> loop_instructions(arr, A100_SXM4).tolist(), loop_instructions(arr, H100_TC).tolist()
     ([76], [0])
     """
-    return _compiled_or_zero(arr, hw, 3)
+    return _compiled_or_zero(arr, hw, 3, alignment)
 
 
-def _compiled_or_zero(arr: np.ndarray, hw: Hardware, column: int) -> np.ndarray:
+def _compiled_or_zero(arr: np.ndarray, hw: Hardware, column: int, alignment: RowAlignment) -> np.ndarray:
     """Column ``column`` of :func:`~schedlab.core.compiler_record.compiled_resources` under Triton's rules;
     0 under the seed's, whose account of a kernel has no compiler (no spills, no issue)."""
     if hw.launch_rules == "seed":
         return np.zeros(len(arr), dtype=np.int64)
-    return compiled_resources(arr, hw.launch_rules)[column]
+    return compiled_resources(arr, hw.launch_rules, alignment)[column]
 
 
-def occupancy(arr: np.ndarray, hw: Hardware) -> tuple[np.ndarray, ...]:
+def occupancy(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = ALIGNED) -> tuple[np.ndarray, ...]:
     """(wy, wx, registers per thread, shared bytes, resident blocks per SM) of an ``(n, 5+)`` config array.
 
     ``(wy, wx)`` is the seed's warp grid (:data:`WARP_GRID`) whatever the rules (the learned cost models'
     features read it; the shared-memory term reads :func:`smem_read_bytes`). Registers are :func:`registers_per_thread`, rounded up to the allocation unit; shared memory
-    :func:`reserved_smem_bytes`.
+    :func:`reserved_smem_bytes`. ``alignment`` is the shape's :class:`~schedlab.core.shapes.RowAlignment`
+    (under Triton's rules an unaligned operand changes the registers and the shared buffers).
     """
     bm, bn, bk, warps, stages = (arr[:, j] for j in range(5))
     wy, wx = warp_grid(warps)
     threads = warps * hw.warp_size
-    regs = registers_per_thread(arr, hw)
+    regs = registers_per_thread(arr, hw, alignment)
     regs = -(-regs // hw.reg_alloc_unit) * hw.reg_alloc_unit
-    smem = reserved_smem_bytes(arr, hw)
+    smem = reserved_smem_bytes(arr, hw, alignment)
     by_smem = hw.smem_per_sm // (smem + hw.smem_reserved_per_block)
     by_regs = hw.regs_per_sm // (regs * threads)
     by_threads = hw.max_threads_per_sm // threads

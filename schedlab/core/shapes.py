@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from schedlab.core.checks import is_integer
 
 #: The largest count the model holds: its counts (blocks, waves, the HBM bytes the launch order replay
@@ -86,6 +88,59 @@ def as_mnk(shape) -> tuple[int, int, int]:
     except (TypeError, ValueError):
         raise ValueError(f"shape must be (M, N, K), got {shape!r}") from None
     return check_shape(M, N, K)
+
+
+class RowAlignment(NamedTuple):
+    """Whether a Triton kernel can prove that the rows of A and of B start on 16-element boundaries.
+
+    ``k_aligned``: A's rows (row stride ``K``, row-major ``M x K``); ``n_aligned``: B's and C's rows (row stride
+    ``N``). Triton's JIT specialises every integer argument that is a multiple of 16 (``tt.divisibility = 16``,
+    ``specialize_impl`` in ``python/triton/runtime/jit.py``) and learns nothing of any other, so a kernel
+    whose strides are arguments (tutorial 03's, a ``triton.autotune`` user's) sees aligned rows exactly when
+    the dimension is a multiple of 16. An unaligned operand's loads are 2 bytes wide, below ``cp.async``'s 4,
+    so the pipeliner cannot copy it asynchronously (``canBeConvertedToAsyncLoad``): it is loaded into
+    registers each k-step and kept in one shared buffer (:func:`schedlab.core.resources.pipeline_smem_bytes`).
+    ``M`` plays no part: A's rows run along ``K``. (Compiling tutorial 03 for sm_90 without ``M``'s
+    specialisation changes at most a few registers, e.g. 174 -> 194 for 128 x 128 x 32 with 4 warps and 3 stages,
+    and no loop instruction or shared byte: not modelled.) A kernel whose strides are constants (Inductor's
+    template with static shapes) knows more, e.g. that ``K = 200`` is a multiple of 8; the model does not
+    describe it.
+    """
+
+    k_aligned: bool
+    n_aligned: bool
+
+
+#: Both operands' rows aligned: every shape whose N and K are multiples of 16.
+ALIGNED = RowAlignment(True, True)
+
+
+def row_alignment(M, N, K, hw=None) -> RowAlignment:
+    """The :class:`RowAlignment` Triton's specialisation gives an ``M x N x K`` GEMM with contiguous operands.
+
+    ``M, N, K`` are integers or integer arrays (several shapes, which must then share one alignment: the
+    model prices each alignment apart). Given a machine ``hw`` (:class:`~schedlab.core.hardware.Hardware`)
+    whose launch rules are the seed lecture's, :data:`ALIGNED` for every shape: the seed's account of a
+    kernel knows no alignment.
+
+    Raises
+    ------
+    ValueError
+        If the shapes' rows are aligned differently.
+
+    Examples
+    --------
+    >>> row_alignment(4096, 4096, 4096) == ALIGNED
+    True
+    >>> row_alignment(4096, 50257, 200)
+    RowAlignment(k_aligned=False, n_aligned=False)
+    """
+    if hw is not None and hw.launch_rules == "seed":
+        return ALIGNED
+    k_aligned, n_aligned = np.asarray(K) % 16 == 0, np.asarray(N) % 16 == 0
+    if k_aligned.min() != k_aligned.max() or n_aligned.min() != n_aligned.max():
+        raise ValueError("the shapes' rows are aligned differently (N or K a multiple of 16 in some, not in others)")
+    return RowAlignment(bool(k_aligned.flat[0]), bool(n_aligned.flat[0]))
 
 
 class Shape(NamedTuple):

@@ -21,6 +21,7 @@ from scipy.stats import spearmanr
 from schedlab.core.hardware import PROFILES, Hardware
 from schedlab.core.launch import launch_checks
 from schedlab.core.model.engine import evaluate
+from schedlab.core.shapes import row_alignment
 from schedlab.core.triton_timings import TimedRun, shipped_run
 from schedlab.triton.configs import inductor_configs
 
@@ -231,18 +232,22 @@ def h200_checks(config_set: str = "inductor") -> dict[str, RankCheck]:
 
 
 def refused_but_ran(run: TimedRun, hw: Hardware) -> np.ndarray:
-    """Rows of ``run`` that ran on the GPU although ``hw``'s launch rules refuse them (boolean array).
+    """Rows of ``run`` that ran on the GPU although ``hw``'s launch rules refuse them on their shape (boolean array).
+
+    Each shape's rows are checked under its :func:`~schedlab.core.shapes.row_alignment`.
 
     Examples
     --------
     >>> from schedlab.core.triton_timings import shipped_run
-    >>> run = shipped_run("h200-run1")
-    >>> sorted({int(k) for k in run.shapes[refused_but_ran(run, PROFILES["h200-sxm"])][:, 2]})  # K of those rows
-    [200]
+    >>> run = shipped_run("h200-run1")  # its K = 200 shapes included: their A keeps one shared buffer
+    >>> int(refused_but_ran(run, PROFILES["h200-sxm"]).sum())
+    0
     """
     refused = np.zeros(len(run.configs), dtype=bool)
-    for failed in launch_checks(run.configs, hw).values():
-        refused |= failed
+    for shape in run.shape_list():
+        rows = np.all(run.shapes == shape, axis=1)
+        for failed in launch_checks(run.configs[rows], hw, row_alignment(*shape, hw)).values():
+            refused[rows] |= failed
     return refused & ~np.isnan(run.time_s)
 
 

@@ -6,7 +6,8 @@ inner strides, ``GROUP_SIZE_M = 8``) for every (BLOCK_M, BLOCK_N, BLOCK_K, num_w
 knob space that Triton can launch (its pipeline's shared memory fits, the one rule of
 :func:`schedlab.core.launch.launch_checks` besides occupancy) on
 both targets the Triton profiles describe, ``GPUTarget("cuda", 80, 32)`` and
-``GPUTarget("cuda", 90, 32)``. No GPU is needed: ``triton.compile`` runs the whole pipeline to a cubin
+``GPUTarget("cuda", 90, 32)``, and for each :class:`~schedlab.core.shapes.RowAlignment` of the operands
+(:data:`ALIGNMENTS`: ``K`` and ``N`` each a multiple of 16 or not, as Triton's specialisation sees them). No GPU is needed: ``triton.compile`` runs the whole pipeline to a cubin
 with the ``ptxas`` Triton ships, and ``cuobjdump --dump-resource-usage`` (shipped beside it) reads the
 cubin's registers per thread (``REG``) and stack frame (``STACK``, where ptxas spills); ``cuobjdump -sass``
 gives the machine code, whose k-loop (:func:`split_at_loop`) is counted in instructions. The record's
@@ -27,13 +28,15 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from schedlab.core.compiler_record import CompiledKernel, read_record, write_record
+from schedlab.core.compiler_record import UNALIGNED_STAGES, CompiledKernel, read_record, write_record
 from schedlab.core.hardware import A100_SXM4, H100_SXM
 from schedlab.core.knobs import SPACE
 from schedlab.core.resources import pipeline_smem_bytes
+from schedlab.core.shapes import ALIGNED, RowAlignment
 
 __all__ = [
     "TARGETS",
+    "ALIGNMENTS",
     "tutorial_kernel",
     "compile_tutorial_kernel",
     "compile_tutorial_binary",
@@ -45,6 +48,10 @@ __all__ = [
 #: Compute capabilities the Triton profiles compile for, and the profile whose launch rules each follows
 #: (``h200-sxm`` has the H100's SM).
 TARGETS = {80: A100_SXM4, 90: H100_SXM}
+#: The operands' row alignments the record holds: both aligned first (every shape of multiples of 16).
+ALIGNMENTS = (ALIGNED, RowAlignment(False, True), RowAlignment(True, False), RowAlignment(False, False))
+#: The integer arguments whose divisibility by 16 each dimension decides: A's row stride is K, B's and C's N.
+_ARGS_OF_DIMENSION = {"k_aligned": ("K", "stride_am"), "n_aligned": ("N", "stride_bk", "stride_cm")}
 #: GROUP_SIZE_M the tutorial uses (it changes only the program-id arithmetic, not the tile's registers).
 TUTORIAL_GROUP_M = 8
 
@@ -95,20 +102,24 @@ def tutorial_kernel():
 _RESOURCES = re.compile(r"REG:(\d+) STACK:(\d+)")
 
 
-def compile_tutorial_kernel(cc: int, bm: int, bn: int, bk: int, warps: int, stages: int) -> CompiledKernel:
-    """Compile tutorial 03's FP16 kernel for compute capability ``cc`` and read its resource usage.
+def compile_tutorial_kernel(
+    cc: int, bm: int, bn: int, bk: int, warps: int, stages: int, alignment: RowAlignment = ALIGNED
+) -> CompiledKernel:
+    """Compile tutorial 03's FP16 kernel for compute capability ``cc`` and operands aligned as ``alignment``
+    and read its resource usage.
 
     Raises ``ValueError`` for a target other than :data:`TARGETS`; Triton's own errors (e.g.
     ``OutOfResources`` is not raised here: compiling does not check the device's limits) propagate.
     """
-    binary = compile_tutorial_binary(cc, bm, bn, bk, warps, stages)
+    binary = compile_tutorial_binary(cc, bm, bn, bk, warps, stages, alignment)
     usage = cuobjdump(binary.asm["cubin"], "--dump-resource-usage")
     found = _RESOURCES.search(usage)
     if found is None:
         raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage}")
     loop = split_at_loop(cuobjdump(binary.asm["cubin"], "-sass"))[1]
+    shared = int(binary.metadata.shared)
     return CompiledKernel(
-        cc, bm, bn, bk, warps, stages, int(found[1]), int(found[2]), int(binary.metadata.shared), len(loop)
+        cc, bm, bn, bk, warps, stages, *map(int, alignment), int(found[1]), int(found[2]), shared, len(loop)
     )
 
 
@@ -147,9 +158,15 @@ def split_at_loop(sass: str) -> tuple[list[str], list[str], list[str]]:
     )
 
 
-def compile_tutorial_binary(cc: int, bm: int, bn: int, bk: int, warps: int, stages: int):
+def compile_tutorial_binary(
+    cc: int, bm: int, bn: int, bk: int, warps: int, stages: int, alignment: RowAlignment = ALIGNED
+):
     """Tutorial 03's FP16 kernel compiled by ``triton.compile`` for ``cc``: Triton's compiled kernel, whose
     ``asm`` holds every stage's text (``"ttgir"``, ``"ptx"``) and the ``"cubin"``.
+
+    The pointers and the integer arguments are specialised as multiples of 16 (``tt.divisibility``), as
+    Triton's JIT does for a launch with such values, except those ``alignment`` says are not: ``K`` and A's
+    row stride when ``K`` is not a multiple of 16, ``N`` and B's and C's row strides when ``N`` is not.
 
     Raises ``ValueError`` for a target other than :data:`TARGETS`.
     """
@@ -166,7 +183,9 @@ def compile_tutorial_binary(cc: int, bm: int, bn: int, bk: int, warps: int, stag
     kernel = tutorial_kernel()
     order = list(kernel.arg_names)
     signature = {name: signature[name] for name in order}
-    aligned = [order.index(name) for name in (*pointers, *ints)]  # what Triton specialises for multiples of 16
+    unaligned = {arg for field, args in _ARGS_OF_DIMENSION.items() if not getattr(alignment, field) for arg in args}
+    # what Triton specialises for multiples of 16
+    aligned = [order.index(name) for name in (*pointers, *ints) if name not in unaligned]
     source = triton.compiler.ASTSource(
         fn=kernel,
         signature=signature,
@@ -182,6 +201,12 @@ def _compile_row(row: tuple[int, ...]) -> CompiledKernel:
     return compile_tutorial_kernel(*row)
 
 
+def _record_order(row: CompiledKernel) -> tuple:
+    """Aligned kernels first, then by target and knobs (the order of :data:`ALIGNMENTS` within each)."""
+    alignment = ALIGNMENTS.index(RowAlignment(bool(row.k_aligned), bool(row.n_aligned)))
+    return (alignment, row.cc, row.bm, row.bn, row.bk, row.warps, row.stages)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m schedlab.triton.compiler", description=__doc__.split("\n\n")[0])
     parser.add_argument("-o", "--output", type=Path, required=True, help="CSV file to write")
@@ -190,20 +215,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     knobs = [SPACE[name] for name in ("bm", "bn", "bk", "warps", "stages")]
     todo = [
-        (cc, *row)
+        (cc, *row, alignment)
+        for alignment in ALIGNMENTS
         for cc, hw in TARGETS.items()
         for row in itertools.product(*knobs)
-        if pipeline_smem_bytes(*row, hw) <= hw.smem_limit  # Triton's one launch rule (schedlab.core.launch)
+        if pipeline_smem_bytes(*row, hw, alignment) <= hw.smem_limit  # Triton's one launch rule (schedlab.core.launch)
+        and (alignment == ALIGNED or row[-1] in UNALIGNED_STAGES)
     ]
     rows = list(read_record(args.output)) if args.resume and args.output.exists() else []
-    done = {(row.cc, row.bm, row.bn, row.bk, row.warps, row.stages) for row in rows}
+    done = {
+        (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, RowAlignment(bool(r.k_aligned), bool(r.n_aligned))) for r in rows
+    }
     todo = [row for row in todo if row not in done]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for i, row in enumerate(pool.map(_compile_row, todo), 1):
             rows.append(row)
             if i % 50 == 0 or i == len(todo):
                 print(f"compiled {len(rows)}/{len(rows) + len(todo) - i}", file=sys.stderr, flush=True)
-                write_record(sorted(rows, key=lambda r: (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages)), args.output)
+                write_record(sorted(rows, key=_record_order), args.output)
     return 0
 
 

@@ -67,7 +67,7 @@ from schedlab.core.hardware import Hardware, resolve_gpu
 from schedlab.core.knobs import TRITON_NAMES, GemmConfig
 from schedlab.core.launch import reasons
 from schedlab.core.model import evaluate
-from schedlab.core.shapes import as_mnk
+from schedlab.core.shapes import as_mnk, row_alignment
 from schedlab.triton.device import cuda_device, gpu_of_device
 
 __all__ = [
@@ -395,7 +395,8 @@ class Pruner:
         time_s = np.full(len(configs), np.nan)
         if priced:
             time_s[priced] = evaluate([ours[i] for i in priced], *mnk, hw=self.hw).time_s
-        dropped = {i: reasons(ours[i], self.hw) for i in priced if not np.isfinite(time_s[i])}
+        alignment = row_alignment(*mnk, self.hw)
+        dropped = {i: reasons(ours[i], self.hw, alignment) for i in priced if not np.isfinite(time_s[i])}
         ok = np.flatnonzero(np.isfinite(time_s))
         order = ok[np.argsort(time_s[ok], kind="stable")]
         if self.within is not None and len(order):

@@ -32,7 +32,7 @@ from schedlab.core.model.terms import (
     on_chip_terms,
     step_time,
 )
-from schedlab.core.shapes import as_mnk, check_shape
+from schedlab.core.shapes import RowAlignment, as_mnk, check_shape, row_alignment
 
 __all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
 
@@ -87,11 +87,11 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     hw = check_hardware(hw)
     check_exact(M, N, K, hw)
     arr = config_array(configs)
-    return _evaluate(arr, _launchable_mask(arr, hw), M, N, K, hw)
+    return _evaluate(arr, _launchable_mask(arr, hw, row_alignment(M, N, K, hw)), M, N, K, hw)
 
 
-def _launchable_mask(arr: np.ndarray, hw: Hardware) -> np.ndarray:
-    return ~np.any(np.stack(list(launch_checks(arr, hw).values())), axis=0)
+def _launchable_mask(arr: np.ndarray, hw: Hardware, alignment: RowAlignment) -> np.ndarray:
+    return ~np.any(np.stack(list(launch_checks(arr, hw, alignment).values())), axis=0)
 
 
 def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:
@@ -155,6 +155,8 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
 
     Notes
     -----
+    Under Triton's rules the shapes of each :func:`~schedlab.core.shapes.row_alignment` (``N`` and ``K``
+    multiples of 16 or not) are priced apart, with the configurations that launch on them.
     Shapes are priced in chunks of at most :data:`MANY_CHUNK_CELLS` (shape, configuration) cells
     plus replayed waves, so the working memory is bounded whatever the number of shapes; only the
     returned arrays grow with it. The on-chip terms do not depend on ``group``: they are priced once
@@ -183,7 +185,6 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
                 f"terms must name ModelTerms fields {tuple(ModelTerms.__dataclass_fields__)}, got {name!r}"
             )
     arr = config_array(configs)
-    launchable = _launchable_mask(arr, hw)
     out = {
         name: np.empty(
             (len(mnk), len(arr)),
@@ -195,29 +196,45 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
         )
         for name in terms
     }
-    # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
-    groups = _groups(arr[launchable], hw) if launchable.any() else None
-    cost = np.full(len(mnk), len(arr))
-    if groups is not None:  # each launch order (bm, bn, group, per_wave) replays its waves, or a closed form's rows
-        cost += replayed_waves(mnk[:, :1], mnk[:, 1:2], *groups.combos).sum(axis=1)
-    if "launchable" in out:
-        out["launchable"][...] = launchable
     priced = tuple(name for name in terms if name != "launchable")
-    start = 0
-    while start < len(mnk):
-        stop = start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1 :]), MANY_CHUNK_CELLS - cost[start], "right"))
-        columns = [mnk[start:stop, j : j + 1] for j in range(3)]
-        _priced(
-            arr,
-            launchable,
-            *columns,
-            hw,
-            (stop - start, len(arr)),
-            priced,
-            groups,
-            {name: out[name][start:stop] for name in priced},
-        )
-        start = stop
+    # each row alignment of the shapes (under Triton's rules: N and K multiples of 16 or not) apart, in chunks
+    code = np.zeros(len(mnk), dtype=np.int64)
+    if hw.launch_rules != "seed":
+        code = 2 * (mnk[:, 2] % 16 != 0) + (mnk[:, 1] % 16 != 0)
+    for value in np.unique(code):
+        rows = np.flatnonzero(code == value)
+        alignment = row_alignment(*mnk[rows[0]], hw)
+        launchable = _launchable_mask(arr, hw, alignment)
+        if "launchable" in out:
+            out["launchable"][rows] = launchable
+        # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
+        groups = _groups(arr[launchable], hw, alignment) if launchable.any() else None
+        cost = np.full(len(rows), len(arr))
+        if groups is not None:  # each launch order (bm, bn, group, per_wave) replays its waves, or a closed form's rows
+            cost += replayed_waves(mnk[rows, :1], mnk[rows, 1:2], *groups.combos).sum(axis=1)
+        start = 0
+        while start < len(rows):
+            stop = (
+                start + 1 + int(np.searchsorted(np.cumsum(cost[start + 1 :]), MANY_CHUNK_CELLS - cost[start], "right"))
+            )
+            chunk = rows[start:stop]
+            contiguous = chunk[-1] - chunk[0] == len(chunk) - 1  # then the output's rows are filled in place
+            at = slice(chunk[0], chunk[-1] + 1) if contiguous else chunk
+            columns = [mnk[at, j : j + 1] for j in range(3)]
+            filled = _priced(
+                arr,
+                launchable,
+                *columns,
+                hw,
+                (len(chunk), len(arr)),
+                priced,
+                groups,
+                {name: out[name][at] for name in priced} if contiguous else None,
+            )
+            if not contiguous:
+                for name in priced:
+                    out[name][chunk] = filled[name]
+            start = stop
     for values in out.values():
         values.flags.writeable = False
     return out
@@ -262,18 +279,19 @@ class _Groups(NamedTuple):
     runs: int  # r when base_of is 0 r times, 1 r times, ... (each base row's configurations adjacent), else 0
 
 
-def _groups(arr: np.ndarray, hw: Hardware) -> _Groups:
-    """The :class:`_Groups` of an ``(n, 6)`` array of launchable configurations (``n >= 1``), cached."""
+def _groups(arr: np.ndarray, hw: Hardware, alignment: RowAlignment) -> _Groups:
+    """The :class:`_Groups` of an ``(n, 6)`` array of configurations launchable on shapes aligned as
+    ``alignment`` (``n >= 1``), cached."""
     arr = np.ascontiguousarray(arr, dtype=np.int64)
-    return _groups_of(arr.tobytes(), len(arr), hw)
+    return _groups_of(arr.tobytes(), len(arr), hw, alignment)
 
 
 @memoised(maxsize=64)
-def _groups_of(rows: bytes, n: int, hw: Hardware) -> _Groups:
+def _groups_of(rows: bytes, n: int, hw: Hardware, alignment: RowAlignment) -> _Groups:
     """:func:`_groups` of the configuration array held in ``rows`` (read-only arrays: they are shared)."""
     arr = np.frombuffer(rows, dtype=np.int64).reshape(n, 6)
     base, base_of = np.unique(arr[:, :5], axis=0, return_inverse=True)
-    per_wave = blocks_per_wave(occupancy(base, hw)[-1], hw)
+    per_wave = blocks_per_wave(occupancy(base, hw, alignment)[-1], hw)
     tiles, tile_of = np.unique(np.stack([base[:, 0], base[:, 1], per_wave], axis=1), axis=0, return_inverse=True)
     tile_of = tile_of.ravel()
     by_tile = np.argsort(tile_of, kind="stable")
@@ -318,7 +336,7 @@ def _price(
     waves of ``S`` k-steps), and ``t_step_s`` is :func:`step_time` of the first wave's slowest term,
     that spread included.
     """
-    g = _groups(arr, hw) if groups is None else groups
+    g = _groups(arr, hw, row_alignment(M, N, K, hw)) if groups is None else groups
     # the bound that skips replays holds only where the HBM hides behind the on-chip work whole (p = 1)
     exact_hbm = np.ndim(M) == 0 or hw.pipeline_overlap < 1 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
     into = into or {}
@@ -336,7 +354,7 @@ def _price(
     t_hbm_step_s = t_hbm_s / (waves * k_steps)  # the kernel's HBM time per k-step
     bound_s = np.maximum(chip["on_chip_bound_s"][..., g.base_of], t_hbm_step_s)  # the first wave's slowest term
     sum_s = chip["on_chip_sum_s"][..., g.base_of] + t_hbm_step_s  # and the sum of its terms
-    t_step_s = step_time(bound_s, sum_s, arr[:, 4], chip["t_latency_s"][g.base_of], hw)
+    t_step_s = step_time(bound_s, sum_s, chip["pipelined"][g.base_of], chip["t_latency_s"][g.base_of], hw)
     extra = {"t_hbm_s": t_hbm_step_s, "t_step_s": t_step_s, "bytes_hbm": bytes_hbm}
     out.update((name, extra[name]) for name in names if name in extra)
     return out
@@ -423,7 +441,7 @@ def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None)
         raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
     terms = evaluate([cfg], M, N, K, hw)
     if not terms.launchable[0]:
-        why = "; ".join(r.message for r in reasons(cfg, hw))
+        why = "; ".join(r.message for r in reasons(cfg, hw, row_alignment(M, N, K, hw)))
         raise ValueError(f"config {cfg.as_tuple()} cannot launch: {why}")
     values = {name: float(getattr(terms, name)[0]) for name in ModelTerms.__dataclass_fields__ if name != "launchable"}
     step_terms = {name: values[name] for name in TERMS}
