@@ -94,6 +94,12 @@ def read_record(path=RECORD_PATH) -> tuple[CompiledKernel, ...]:
         return tuple(rows)
 
 
+@memoised(maxsize=1)
+def _recorded() -> tuple[CompiledKernel, ...]:
+    """The shipped record, read once (each target and alignment's table is built from it)."""
+    return read_record()
+
+
 @memoised(maxsize=8)
 def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
     """``(5, 5, 4, 4, 5, 4)`` int64: (registers, stack, shared bytes, loop instructions) at every knob position,
@@ -112,7 +118,7 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
     """
     sizes = [len(SPACE[k]) for k in _KNOBS]
     table = np.full((*sizes, 4), -1, dtype=np.int64)
-    for row in read_record():
+    for row in _recorded():
         if row.cc == cc and (bool(row.k_aligned), bool(row.n_aligned)) == alignment:
             at = tuple(SPACE[k].index(getattr(row, k)) for k in _KNOBS)
             table[at] = (row.registers, row.stack_bytes, row.shared_bytes, row.loop_instructions)
@@ -140,7 +146,7 @@ def unaligned_gaps() -> tuple[tuple[int, int, int, int, int, RowAlignment], ...]
     ``python -m schedlab.triton.compiler -o schedlab/data/triton-registers.csv --resume`` compiles them.
     """
     compiled = {
-        (r.cc, r.bm, r.bn, r.bk, r.warps, RowAlignment(bool(r.k_aligned), bool(r.n_aligned))) for r in read_record()
+        (r.cc, r.bm, r.bn, r.bk, r.warps, RowAlignment(bool(r.k_aligned), bool(r.n_aligned))) for r in _recorded()
     }
     tiles = sorted({key[:5] for key in compiled if key[5] == ALIGNED})
     kinds = (RowAlignment(False, True), RowAlignment(True, False), RowAlignment(False, False))
