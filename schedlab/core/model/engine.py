@@ -71,8 +71,11 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     with ``m = min(BM, M)`` and ``n = min(BN, N)`` real rows and columns, ``F_tc`` the FLOP/clk
     of one tensor core, ``f`` the clock, ``S = ceil(K / BK)`` k-steps, ``W`` waves, ``Q_HBM`` the kernel's
     HBM bytes and ``L`` the memory latency. With one stage there is no overlap:
-    ``t_step = L + max(other terms)``. A wave costs ``fill + S t_step + epilogue``, with
-    ``fill = L`` (for ``s > 1``) and the epilogue writing C at the slower of port and L2,
+    ``t_step = L + max(other terms)``; under Triton's rules an operand whose rows are not aligned (``N`` or
+    ``K`` not a multiple of 16, :class:`~schedlab.core.shapes.RowAlignment`) is waited for the same way, but the
+    other resident blocks' share of the step hides that wait, ``(r - 1)/r`` of the step at most
+    (:func:`~schedlab.core.model.terms.on_chip_terms`). A wave costs ``fill + S t_step + epilogue``, with
+    ``fill = L`` (pipelined) and the epilogue writing C at the slower of port and L2,
     except that HBM is one queue for the kernel: the k-steps of all waves together, their
     latency waits apart, last at least ``Q_HBM / BW_HBM`` (the per-step HBM term above is
     that bound spread evenly, as :class:`Breakdown` reports it).
