@@ -36,7 +36,7 @@ from schedlab.core.caching import clear_caches
 from schedlab.core.compiler_record import compiled_resources
 from schedlab.core.hardware import H100_SXM, H100_TC
 from schedlab.core.knobs import all_configs, config_array
-from schedlab.core.launch import launch_checks
+from schedlab.core.launch import launch_checks, launchable_mask
 from schedlab.core.model.engine import evaluate, evaluate_many, gemm_time
 from schedlab.core.resources import smem_fill_bytes, smem_read_bytes
 from schedlab.core.shapes import LECTURE_SHAPES
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
 
     # the issue-24 terms: the same machine with and without them, cold (caches cleared every repeat)
     triton_arr = config_array(all_configs())
-    triton_arr = triton_arr[~np.any(np.stack(list(launch_checks(triton_arr, H100_SXM).values())), axis=0)]
+    triton_arr = triton_arr[launchable_mask(triton_arr, H100_SXM)]
     neutral = dataclasses.replace(H100_SXM, mma_sync_fraction=1.0, epilogue_smem_passes=0)
     cost = {}
     for hw in (neutral, H100_SXM):

@@ -14,7 +14,7 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM
 from schedlab.core.knobs import GemmConfig
 from schedlab.core.launch import launchable, reasons
 from schedlab.core.model import evaluate, evaluate_many, explain
-from schedlab.core.shapes import ALIGNED, RowAlignment, row_alignment
+from schedlab.core.shapes import ALIGNED, RowAlignment, row_alignment, row_alignments
 from schedlab.triton.compiler import ALIGNMENTS
 
 TRITON_PROFILES = [A100_SXM4, H100_SXM, H200_SXM]
@@ -43,6 +43,15 @@ def test_the_seed_rules_know_no_alignment():
 def test_shapes_aligned_differently_cannot_be_priced_as_one():
     with pytest.raises(ValueError, match="aligned differently"):
         row_alignment(np.array([[1], [1]]), np.array([[16], [17]]), np.array([[16], [16]]))
+
+
+def test_many_shapes_alignments_are_each_shapes_own():
+    M, N, K = np.array([1, 16, 4095, 7]), np.array([16, 17, 4096, 8]), np.array([4104, 4096, 16, 3])
+    aligned = row_alignments(M, N, K)
+    assert aligned.shape == (4, 2)
+    assert [RowAlignment(*map(bool, a)) for a in aligned] == [row_alignment(*s) for s in zip(M, N, K)]
+    assert row_alignments(M, N, K, H100_TC).all()
+    assert row_alignments(16, N, 4096).shape == (4, 2)  # scalars broadcast against arrays
 
 
 # --- what launches ---------------------------------------------------------------------------------------

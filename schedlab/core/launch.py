@@ -22,7 +22,7 @@ from schedlab.core.knobs import GemmConfig, all_configs, config_array
 from schedlab.core.resources import accumulator_registers, occupancy, pipeline_smem_bytes, warp_grid
 from schedlab.core.shapes import ALIGNED, RowAlignment
 
-__all__ = ["Reason", "launch_checks", "reasons", "static_valid", "Launchable", "launchable"]
+__all__ = ["Reason", "launch_checks", "launchable_mask", "reasons", "static_valid", "Launchable", "launchable"]
 
 
 class Reason(NamedTuple):
@@ -99,6 +99,21 @@ def launch_checks(
     return {**checks, "occupancy": ~failed & (occupancy(arr, hw, alignment)[-1] == 0)}
 
 
+def launchable_mask(arr: np.ndarray, hw: Hardware | None = None, alignment: RowAlignment = ALIGNED) -> np.ndarray:
+    """For an ``(n, 6)`` config array, True where no check of :func:`launch_checks` fails.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import H100_SXM
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> from schedlab.core.shapes import row_alignment
+    >>> arr = config_array([GemmConfig(128, 128, 128, 4, 4, 8), GemmConfig(128, 128, 64, 4, 4, 8)])
+    >>> launchable_mask(arr, H100_SXM).tolist(), launchable_mask(arr, H100_SXM, row_alignment(4096, 4096, 200)).tolist()
+    ([False, True], [True, True])
+    """
+    return ~np.any(np.stack(list(launch_checks(arr, hw, alignment).values())), axis=0)
+
+
 def _messages(hw: Hardware) -> dict[str, str]:
     buffers = "" if hw.launch_rules == "seed" else " (Triton's pipeline buffers)"
     return {
@@ -160,7 +175,7 @@ def launchable(hw: Hardware | None = None, alignment: RowAlignment = ALIGNED) ->
 def _launchable(hw: Hardware, alignment: RowAlignment) -> Launchable:
     configs = all_configs()
     arr = config_array(configs)
-    ok = ~np.any(np.stack(list(launch_checks(arr, hw, alignment).values())), axis=0)
+    ok = launchable_mask(arr, hw, alignment)
     array = arr[ok]
     array.flags.writeable = False
     kept = tuple(c for c, good in zip(configs, ok) if good)

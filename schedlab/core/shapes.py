@@ -135,12 +135,28 @@ def row_alignment(M, N, K, hw=None) -> RowAlignment:
     >>> row_alignment(4096, 50257, 200)
     RowAlignment(k_aligned=False, n_aligned=False)
     """
-    if hw is not None and hw.launch_rules == "seed":
-        return ALIGNED
-    k_aligned, n_aligned = np.asarray(K) % 16 == 0, np.asarray(N) % 16 == 0
-    if k_aligned.min() != k_aligned.max() or n_aligned.min() != n_aligned.max():
+    aligned = row_alignments(M, N, K, hw).reshape(-1, 2)
+    if (aligned != aligned[0]).any():
         raise ValueError("the shapes' rows are aligned differently (N or K a multiple of 16 in some, not in others)")
-    return RowAlignment(bool(k_aligned.flat[0]), bool(n_aligned.flat[0]))
+    return RowAlignment(*map(bool, aligned[0]))
+
+
+def row_alignments(M, N, K, hw=None) -> np.ndarray:
+    """Each shape's :class:`RowAlignment`, vectorised: a bool array of the shapes' broadcast shape plus a last
+    axis ``(k_aligned, n_aligned)``.
+
+    The rule of :func:`row_alignment` (``K``, ``N`` multiples of 16; every shape :data:`ALIGNED` under the seed
+    lecture's launch rules), for shapes whose alignments may differ.
+
+    Examples
+    --------
+    >>> row_alignments([4096, 16], [4096, 50257], [4096, 200]).tolist()
+    [[True, True], [False, False]]
+    """
+    K, N = np.broadcast_arrays(np.asarray(K), np.asarray(N), np.asarray(M))[:2]
+    if hw is not None and hw.launch_rules == "seed":
+        return np.ones(K.shape + (2,), dtype=bool)
+    return np.stack([K % 16 == 0, N % 16 == 0], axis=-1)
 
 
 class Shape(NamedTuple):

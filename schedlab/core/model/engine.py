@@ -20,7 +20,7 @@ from schedlab.core.caching import memoised
 from schedlab.core.checks import check_sequence
 from schedlab.core.hardware import Hardware, check_hardware
 from schedlab.core.knobs import GemmConfig, config_array
-from schedlab.core.launch import launch_checks, reasons
+from schedlab.core.launch import launchable_mask, reasons
 from schedlab.core.model.hbm import check_exact, hbm_bound_s, hbm_term, replayed_waves
 from schedlab.core.model.terms import (
     TERMS,
@@ -32,7 +32,7 @@ from schedlab.core.model.terms import (
     on_chip_terms,
     step_time,
 )
-from schedlab.core.shapes import RowAlignment, as_mnk, check_shape, row_alignment
+from schedlab.core.shapes import RowAlignment, as_mnk, check_shape, row_alignment, row_alignments
 
 __all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
 
@@ -90,11 +90,7 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     hw = check_hardware(hw)
     check_exact(M, N, K, hw)
     arr = config_array(configs)
-    return _evaluate(arr, _launchable_mask(arr, hw, row_alignment(M, N, K, hw)), M, N, K, hw)
-
-
-def _launchable_mask(arr: np.ndarray, hw: Hardware, alignment: RowAlignment) -> np.ndarray:
-    return ~np.any(np.stack(list(launch_checks(arr, hw, alignment).values())), axis=0)
+    return _evaluate(arr, launchable_mask(arr, hw, row_alignment(M, N, K, hw)), M, N, K, hw)
 
 
 def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:
@@ -201,13 +197,11 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     }
     priced = tuple(name for name in terms if name != "launchable")
     # each row alignment of the shapes (under Triton's rules: N and K multiples of 16 or not) apart, in chunks
-    code = np.zeros(len(mnk), dtype=np.int64)
-    if hw.launch_rules != "seed":
-        code = 2 * (mnk[:, 2] % 16 != 0) + (mnk[:, 1] % 16 != 0)
-    for value in np.unique(code):
-        rows = np.flatnonzero(code == value)
-        alignment = row_alignment(*mnk[rows[0]], hw)
-        launchable = _launchable_mask(arr, hw, alignment)
+    aligned = row_alignments(mnk[:, 0], mnk[:, 1], mnk[:, 2], hw)
+    for key in np.unique(aligned, axis=0):
+        rows = np.flatnonzero((aligned == key).all(axis=1))
+        alignment = RowAlignment(*map(bool, key))
+        launchable = launchable_mask(arr, hw, alignment)
         if "launchable" in out:
             out["launchable"][rows] = launchable
         # waves each shape may replay: one per distinct (bm, bn, group, per_wave) of the launchable configs
