@@ -32,16 +32,16 @@ from schedlab.core.launch import reasons, static_valid
 from schedlab.core.model import TERMS, explain
 from schedlab.core.shapes import LECTURE_SHAPES
 from schedlab.figures.landscape import landscape_cdf
-from schedlab.figures.model import breakdown_chart, registers_chart, timing_check_chart
+from schedlab.figures.model import breakdown_chart, overlap_sweep_chart, registers_chart, timing_check_chart
 from schedlab.figures.sensitivity import sensitivity_chart
 from schedlab.figures.shapes import roofline, transfer_heatmap
 from schedlab.figures.space import REASON_STYLE, launch_map
 from schedlab.figures.style import fit_width
 from schedlab.render.labels import KNOB_LABELS, TERM_LABELS, launch_reason_label, shape_short
-from schedlab.render.model import CHECK_LABELS
+from schedlab.render.model import CHECK_LABELS, SET_LABELS
 from schedlab.studies.sensitivity import sensitivity
 from schedlab.studies.shapes import transfer
-from schedlab.studies.triton_check import h200_checks
+from schedlab.studies.triton_check import h200_checks, overlap_sweep
 
 BOOK_RC = Path(__file__).resolve().parents[1] / "schedlab" / "figures" / "matplotlibrc"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -68,6 +68,9 @@ BUILDERS = {
     "breakdown_chart": lambda: breakdown_chart(explain(transfer().optima[0], *SQUARE)),
     "breakdown_chart_one_stage": lambda: breakdown_chart(explain(GemmConfig(256, 128, 32, 8, 1, 1), *SQUARE)),
     "registers_chart": lambda: registers_chart(PROFILES["h100-sxm"], lecture_base=H100_TC.base_regs_per_thread),
+    "overlap_sweep_chart": lambda: overlap_sweep_chart(
+        overlap_sweep(PROFILES["h200-sxm"], grid=(0.9, 1.0)), SET_LABELS, 0.9
+    ),
     "timing_check_chart": lambda: timing_check_chart(
         {key: h200_checks()[key] for key in ("main", "holdout", "fresh")}, CHECK_LABELS
     ),
@@ -441,6 +444,21 @@ def test_timing_check_chart_plots_every_shape_inside_its_axes(close):
             low, high = ax.get_ylim()
             assert low < xy[:, 1].min() and xy[:, 1].max() < high, f"a {field} point falls outside the axes"
     assert [t.get_text() for t in top.get_legend().get_texts()] == ["模型，主集", "模型，留出集", "模型，新集"]
+
+
+def test_overlap_sweep_chart_draws_each_set_s_picks_and_level_against_the_overlap(close):
+    sweep = overlap_sweep(PROFILES["h200-sxm"], grid=(0.8, 0.9, 1.0))
+    fig = overlap_sweep_chart(sweep, SET_LABELS, 0.9)
+    close(fig)
+    picks, level = fig.axes
+    for ax, value in ((picks, lambda c: 100 * c.within), (level, lambda c: np.median(c.model_over_measured))):
+        lines = [line for line in ax.get_lines() if line.get_marker() not in (None, "None", "")]
+        assert len(lines) == len(SET_LABELS)
+        for line, key in zip(lines, SET_LABELS):
+            assert line.get_xdata().tolist() == [0.8, 0.9, 1.0]
+            assert line.get_ydata().tolist() == pytest.approx([value(sweep[p][key]) for p in (0.8, 0.9, 1.0)])
+        assert any(line.get_xdata()[0] == 0.9 and line.get_linestyle() == ":" for line in ax.get_lines())
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["主集", "留出集", "新集"]
 
 
 def _label_pos(ax, k):

@@ -15,7 +15,15 @@ from schedlab.core.launch import launchable_mask, reasons
 from schedlab.core.resources import reserved_smem_bytes
 from schedlab.core.shapes import row_alignment
 from schedlab.core.triton_timings import SHIPPED_RUNS, TIMINGS_DIR, read_run, shipped_run
-from schedlab.studies.triton_check import CONFIG_SETS, rank_check, refused_but_ran, repeat_check
+from schedlab.studies.triton_check import (
+    CONFIG_SETS,
+    H200_SETS,
+    h200_checks,
+    overlap_sweep,
+    rank_check,
+    refused_but_ran,
+    repeat_check,
+)
 from schedlab.triton.configs import inductor_configs
 from schedlab.triton.timings import COLUMNS, PROBE_CONFIGS, SHAPE_SETS, SHAPES, compile_jobs, configs_for
 
@@ -193,6 +201,20 @@ def test_the_check_refuses_an_unknown_config_set_and_a_run_that_lacks_configurat
         repeat_check(run, short, config_set="timed")
     with pytest.raises(ValueError, match="fewer than 2 configurations of the inductor set ran"):
         rank_check(run, H200_SXM)
+
+
+def test_the_overlap_sweep_holds_the_profile_s_overlap_and_a_larger_overlap_prices_every_config_faster():
+    # p max + (1 - p) sum falls as p grows (a sum is at least its largest term), so the model's time of each
+    # shape's measured best can only fall; at the profile's own overlap the sweep is h200_checks' check
+    sweep = overlap_sweep(H200_SXM, grid=(0.8, H200_SXM.pipeline_overlap, 1.0))
+    checks = h200_checks()
+    for key in H200_SETS:
+        at_profile = sweep[H200_SXM.pipeline_overlap][key]
+        assert at_profile.regret.tolist() == checks[key].regret.tolist()
+        assert at_profile.model_over_measured.tolist() == checks[key].model_over_measured.tolist()
+        ratios = [sweep[p][key].model_over_measured for p in sorted(sweep)]
+        assert all(np.all(faster <= slower) for slower, faster in zip(ratios, ratios[1:]))
+        assert ratios[-1].max() < ratios[0].max()
 
 
 @pytest.mark.parametrize("config_set", CONFIG_SETS)

@@ -15,7 +15,7 @@ from schedlab.figures.style import fmt_times, new_figure, text_color
 from schedlab.render.labels import TERM_LABELS
 from schedlab.studies.triton_check import WITHIN, RankCheck
 
-__all__ = ["breakdown_chart", "registers_chart"]
+__all__ = ["breakdown_chart", "registers_chart", "timing_check_chart", "overlap_sweep_chart"]
 
 
 # --- one configuration: where its time goes ---------------------------------------------
@@ -179,4 +179,47 @@ def timing_check_chart(checks: dict[str, RankCheck], labels: dict[str, str]) -> 
     bottom.set_xscale("log")
     bottom.set_xlabel("形状上实测最快的时间（µs，对数轴）")
     top.legend(loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=len(checks), fontsize=9)
+    return fig
+
+
+def overlap_sweep_chart(sweep: dict[float, dict[str, RankCheck]], labels: dict[str, str], chosen: float) -> Figure:
+    """What the pipeline overlap trades: per set, the first picks within 10 % (left) and the level (right).
+
+    x is the overlap ``p`` (:func:`~schedlab.studies.triton_check.overlap_sweep`); left, the share of the
+    set's shapes whose first pick is within :data:`~schedlab.studies.triton_check.WITHIN` of the best; right,
+    the median over its shapes of the model's time of the measured best over its measured time (log axis,
+    dashed at 1). A dotted line marks ``chosen``, the profile's overlap.
+
+    Parameters
+    ----------
+    sweep : dict
+        ``{overlap: {set key: RankCheck}}``, as :func:`~schedlab.studies.triton_check.overlap_sweep` returns it.
+    labels : dict of str
+        The legend's name for each set key.
+    chosen : float
+        The overlap the profile holds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes; each holds one line per set, in the order of ``sweep``'s first entry.
+    """
+    fig = new_figure(0.5)
+    picks, level = fig.subplots(1, 2)
+    overlaps = sorted(sweep)
+    markers = ("o", "s", "^", "D")
+    for i, key in enumerate(sweep[overlaps[0]]):
+        style = dict(color=f"C{i}", marker=markers[i % len(markers)], markersize=5, label=labels[key])
+        picks.plot(overlaps, [100 * sweep[p][key].within for p in overlaps], **style)
+        level.plot(overlaps, [np.median(sweep[p][key].model_over_measured) for p in overlaps], **style)
+    level.axhline(1.0, color="#444444", linestyle="--", linewidth=1.0)
+    level.set_yscale("log")
+    level.yaxis.set_major_formatter(fmt_times)
+    level.yaxis.set_minor_formatter(fmt_times)
+    for ax in (picks, level):
+        ax.axvline(chosen, color="#444444", linestyle=":", linewidth=1.0)
+        ax.set_xlabel("流水线藏住的比例 p")
+    picks.set_ylabel("首选在一成以内（%）")
+    level.set_ylabel("模型 / 实测（中位数）")
+    fig.legend(*picks.get_legend_handles_labels(), loc="outside upper center", ncol=len(labels), fontsize=9)
     return fig

@@ -9,7 +9,7 @@ from schedlab.render.labels import TERM_LABELS, fmt_shape
 from schedlab.render.table import Table, fmt_config, fmt_percent, fmt_tflops, fmt_time
 from schedlab.studies.triton_check import RankCheck
 
-__all__ = ["breakdown_table", "breakdown_summary_table", "CHECK_LABELS", "timing_check_table"]
+__all__ = ["breakdown_table", "breakdown_summary_table", "SET_LABELS", "CHECK_LABELS", "timing_check_table"]
 
 
 # --- explain: where the time goes ---------------------------------------------------------
@@ -84,14 +84,14 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
     return Table(f"{fmt_config(bd.config)} 在 {fmt_shape(bd.shape)} 上", ("量", "值"), rows)
 
 
+#: Each H200 shape set's name (the keys of :data:`schedlab.studies.triton_check.H200_SETS`).
+SET_LABELS = {"main": "主集", "holdout": "留出集", "fresh": "新集"}
+
 #: What each of :func:`schedlab.studies.triton_check.h200_checks`' checks is, as the timing table labels it.
 CHECK_LABELS = {
-    "main": "模型，主集",
-    "main-repeat": "再测一遍，主集",
-    "holdout": "模型，留出集",
-    "holdout-repeat": "再测一遍，留出集",
-    "fresh": "模型，新集",
-    "fresh-repeat": "再测一遍，新集",
+    check: f"{who}，{name}"
+    for key, name in SET_LABELS.items()
+    for check, who in ((key, "模型"), (f"{key}-repeat", "再测一遍"))
 }
 
 

@@ -32,7 +32,10 @@ __all__ = [
     "RankCheck",
     "rank_check",
     "repeat_check",
+    "H200_SETS",
     "h200_checks",
+    "OVERLAP_GRID",
+    "overlap_sweep",
     "refused_but_ran",
     "operand_bytes",
     "LATENCY_GRID_S",
@@ -214,6 +217,12 @@ def _check(run: TimedRun, price, priced_by: str, config_set: str) -> RankCheck:
     )
 
 
+#: The shipped H200 shape sets, each the prefix of its two runs' names (``<prefix>-run1``, ``<prefix>-run2``):
+#: the main set (looked at while the model changed), the held-out set (timed after one rule changed) and the
+#: fresh set (timed after every change).
+H200_SETS = {"main": "h200", "holdout": "h200-holdout", "fresh": "h200-fresh"}
+
+
 def h200_checks(config_set: str = "inductor") -> dict[str, RankCheck]:
     """The shipped H200 runs held against ``h200-sxm`` and against their second runs, by set.
 
@@ -224,11 +233,37 @@ def h200_checks(config_set: str = "inductor") -> dict[str, RankCheck]:
     """
     hw = PROFILES["h200-sxm"]
     checks = {}
-    for key, prefix in (("main", "h200"), ("holdout", "h200-holdout"), ("fresh", "h200-fresh")):
+    for key, prefix in H200_SETS.items():
         first, second = shipped_run(f"{prefix}-run1"), shipped_run(f"{prefix}-run2")
         checks[key] = rank_check(first, hw, config_set)
         checks[f"{key}-repeat"] = repeat_check(first, second, config_set)
     return checks
+
+
+#: The pipeline overlaps :func:`overlap_sweep` tries: 0.8 to 1 (all hidden), in steps of 0.05.
+OVERLAP_GRID = (0.8, 0.85, 0.9, 0.95, 1.0)
+
+
+def overlap_sweep(hw: Hardware, grid=OVERLAP_GRID, config_set: str = "inductor") -> dict[float, dict[str, RankCheck]]:
+    """``hw``'s model under each ``pipeline_overlap`` of ``grid``, held against the first run of each H200 set.
+
+    Returns ``{overlap: {set key: RankCheck}}`` with the keys of :data:`H200_SETS`. The overlap ``p`` is the
+    one parameter chosen by looking at outcomes (:mod:`schedlab.core.hardware`); the sweep shows what it
+    trades: every term of a k-step weighs ``(1 - p)`` in its time besides the slowest, so a larger ``p``
+    makes every configuration faster (the level), and it also changes which configuration is fastest (the
+    ranking).
+
+    Examples
+    --------
+    >>> sweep = overlap_sweep(PROFILES["h200-sxm"], grid=(0.9, 1.0))
+    >>> bool(np.all(sweep[1.0]["main"].model_over_measured <= sweep[0.9]["main"].model_over_measured))
+    True
+    """
+    runs = {key: shipped_run(f"{prefix}-run1") for key, prefix in H200_SETS.items()}
+    return {
+        p: {key: rank_check(run, replace(hw, pipeline_overlap=p), config_set) for key, run in runs.items()}
+        for p in grid
+    }
 
 
 def refused_but_ran(run: TimedRun, hw: Hardware) -> np.ndarray:
