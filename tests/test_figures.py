@@ -459,6 +459,8 @@ def test_overlap_sweep_chart_draws_each_set_s_picks_and_level_against_the_overla
             assert line.get_ydata().tolist() == pytest.approx([value(sweep[p][key]) for p in (0.8, 0.9, 1.0)])
         assert any(line.get_xdata()[0] == 0.9 and line.get_linestyle() == ":" for line in ax.get_lines())
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["主集", "留出集", "新集"]
+    with pytest.raises(ValueError, match="sweep holds no overlap to draw"):
+        overlap_sweep_chart({}, SET_LABELS, 0.9)
 
 
 def _label_pos(ax, k):

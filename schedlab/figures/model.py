@@ -204,6 +204,8 @@ def overlap_sweep_chart(sweep: dict[float, dict[str, RankCheck]], labels: dict[s
     matplotlib.figure.Figure
         Two axes; each holds one line per set, in the order of ``sweep``'s first entry.
     """
+    if not sweep:
+        raise ValueError("sweep holds no overlap to draw")
     fig = new_figure(0.5)
     picks, level = fig.subplots(1, 2)
     overlaps = sorted(sweep)
