@@ -15,10 +15,8 @@ import pytest
 from schedlab.core.compiler_record import (
     TARGET_OF_RULES,
     UNALIGNED_STAGES,
-    CompiledKernel,
     compiled_resources,
     read_record,
-    unaligned_gaps,
     write_record,
 )
 from schedlab.core.hardware import A100_SXM4, H100_SXM, H200_SXM
@@ -70,13 +68,10 @@ def test_the_record_holds_every_configuration_triton_launches_once(case):
     hw = PROFILE_OF_TARGET[cc]
     recorded = [tuple(getattr(r, k) for k in KNOBS) for r in rows_of(cc, alignment)]
     stages = SPACE["stages"] if alignment == ALIGNED else UNALIGNED_STAGES  # deeper ones: the nearest, 3
-    # the tiles not compiled yet for unaligned rows: the slowest to compile, a side of 256 (unaligned_gaps)
-    gaps = {gap[1:5] for gap in unaligned_gaps() if gap[0] == cc and gap[5] == alignment}
-    assert all(max(bm, bn) == 256 for bm, bn, _, _ in gaps)
     launches = {
         row
         for row in itertools.product(*(SPACE[k] for k in KNOBS))
-        if pipeline_smem_bytes(*row, hw, alignment) <= hw.smem_limit and row[-1] in stages and row[:4] not in gaps
+        if pipeline_smem_bytes(*row, hw, alignment) <= hw.smem_limit and row[-1] in stages
     }
     assert len(recorded) == len(set(recorded))
     assert set(recorded) == launches
@@ -188,7 +183,7 @@ def test_a_configuration_the_record_lacks_takes_the_nearest_compiled_stage_count
     assert (reserved_smem_bytes(lacking, A100_SXM4) // 2**17).tolist() == [2, 3, 4]
 
 
-def test_a_tile_not_compiled_for_unaligned_rows_takes_the_aligned_kernel_s_resources(monkeypatch):
+def test_a_record_that_lacks_a_tile_altogether_is_refused_by_name(monkeypatch):
     import schedlab.core.compiler_record as record
     from schedlab.core.caching import clear_caches
 
@@ -197,12 +192,9 @@ def test_a_tile_not_compiled_for_unaligned_rows_takes_the_aligned_kernel_s_resou
     monkeypatch.setattr(record, "read_record", lambda path=None: kept)
     clear_caches()
     try:
-        assert (*tile, unaligned) in record.unaligned_gaps()
         arr = config_array([(64, 64, 32, 4, 3, 8)])
-        regs, stack, shared, loop = record.compiled_resources(arr, "triton-sm90", unaligned)
-        aligned = record.compiled_resources(arr, "triton-sm90")
-        assert [x.tolist() for x in (regs, stack, loop)] == [aligned[j].tolist() for j in (0, 1, 3)]
-        assert shared.tolist() == [0]
+        with pytest.raises(ValueError, match=r"no compiled kernel for sm_90, RowAlignment\(k_aligned=False"):
+            record.compiled_resources(arr, "triton-sm90", unaligned)
     finally:
         clear_caches()
 
@@ -276,29 +268,18 @@ def test_resuming_compiles_only_the_rows_the_file_lacks(tmp_path, monkeypatch, c
     lacking = RECORD[100]
     write_record([row for row in RECORD if row != lacking], path)
     lacking_key = (lacking.cc, lacking.bm, lacking.bn, lacking.bk, lacking.warps, lacking.stages, alignment_of(lacking))
-    # and the rows of the tiles not compiled yet for unaligned rows (unaligned_gaps), every launching stage count
-    gap_rows = {
-        (cc, bm, bn, bk, warps, stages, alignment)
-        for cc, bm, bn, bk, warps, alignment in unaligned_gaps()
-        for stages in UNALIGNED_STAGES
-        if pipeline_smem_bytes(bm, bn, bk, warps, stages, PROFILE_OF_TARGET[cc], alignment)
-        <= PROFILE_OF_TARGET[cc].smem_limit
-    }
     asked = []
 
     def compile_one(row):  # the compiler's answer from the record: this test is about which rows are asked for
         asked.append(row)
-        if row in gap_rows:  # a stand-in: the record has no answer for it
-            return CompiledKernel(*row[:6], *map(int, row[6]), 1, 0, 0, 1)
         return next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, alignment_of(r)) == row)
 
     monkeypatch.setattr(compiler, "_compile_row", compile_one)
     monkeypatch.setattr(compiler, "ProcessPoolExecutor", _InProcessPool)
     assert compiler.main(["-o", str(path), "--resume"]) == 0
-    assert asked[0] == lacking_key and set(asked[1:]) == gap_rows and len(asked) == 1 + len(gap_rows)
-    assert set(RECORD) <= set(read_record(path))
-    n = len(RECORD) + len(gap_rows)
-    assert f"compiled {n}/{n}" in capsys.readouterr().err
+    assert asked == [lacking_key]
+    assert set(read_record(path)) == set(RECORD)
+    assert f"compiled {len(RECORD)}/{len(RECORD)}" in capsys.readouterr().err
 
 
 class _InProcessPool:

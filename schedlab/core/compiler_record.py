@@ -33,7 +33,6 @@ __all__ = [
     "RECORD_PATH",
     "TARGET_OF_RULES",
     "UNALIGNED_STAGES",
-    "unaligned_gaps",
     "read_record",
     "write_record",
     "compiled_resources",
@@ -111,10 +110,8 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
     one stage the registers hardly depend on the stage count (``cp.async`` writes shared memory, not
     registers; ``tests/test_compiler_record.py`` bounds the spread); the shared bytes of a filled entry
     are its neighbour's, a lower bound (:func:`schedlab.core.resources.occupancy` takes the larger of
-    them and the pipeline's buffers). For rows that are not aligned, a tile and warp count the record lacks
-    altogether (:func:`unaligned_gaps`: kernels that take ptxas minutes each, not yet compiled) takes the aligned
-    kernel's registers, stack and loop, a lower bound of what loading an operand element by element costs,
-    and no shared bytes beyond the pipeline's buffers.
+    them and the pipeline's buffers). A tile and warp count the record lacks altogether is refused (the record is
+    incomplete: ``python -m schedlab.triton.compiler ... --resume`` completes it).
     """
     sizes = [len(SPACE[k]) for k in _KNOBS]
     table = np.full((*sizes, 4), -1, dtype=np.int64)
@@ -127,9 +124,6 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
     order = [sorted(range(n_stages), key=lambda j, i=i: (abs(j - i), j)) for i in range(n_stages)]
     for tile in np.ndindex(*sizes[:-1]):
         compiled = [j for j in range(n_stages) if have[tile][j]]
-        if not compiled and alignment != ALIGNED:
-            table[tile] = _dense(cc, ALIGNED)[tile] * np.array([1, 1, 0, 1])
-            continue
         if not compiled:
             raise ValueError(f"{RECORD_PATH}: no compiled kernel for sm_{cc}, {alignment}, at knob positions {tile}")
         for i in range(n_stages):
@@ -137,20 +131,6 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
                 table[tile][i] = table[tile][next(j for j in order[i] if j in compiled)]
     table.flags.writeable = False
     return table
-
-
-def unaligned_gaps() -> tuple[tuple[int, int, int, int, int, RowAlignment], ...]:
-    """``(cc, bm, bn, bk, warps, alignment)`` of every tile and warp count the record holds for aligned rows but for
-    no stage count of an unaligned ``alignment``: priced with the aligned kernel's resources (:func:`compiled_resources`).
-
-    ``python -m schedlab.triton.compiler -o schedlab/data/triton-registers.csv --resume`` compiles them.
-    """
-    compiled = {
-        (r.cc, r.bm, r.bn, r.bk, r.warps, RowAlignment(bool(r.k_aligned), bool(r.n_aligned))) for r in _recorded()
-    }
-    tiles = sorted({key[:5] for key in compiled if key[5] == ALIGNED})
-    kinds = (RowAlignment(False, True), RowAlignment(True, False), RowAlignment(False, False))
-    return tuple((*tile, kind) for kind in kinds for tile in tiles if (*tile, kind) not in compiled)
 
 
 def compiled_resources(
