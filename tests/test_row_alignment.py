@@ -14,7 +14,7 @@ from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM
 from schedlab.core.knobs import GemmConfig
 from schedlab.core.launch import launchable, reasons
 from schedlab.core.model import evaluate, evaluate_many, explain
-from schedlab.core.shapes import ALIGNED, RowAlignment, row_alignment, row_alignments
+from schedlab.core.shapes import ALIGNED, STRIDES, RowAlignment, row_alignment, row_alignments
 from schedlab.triton.compiler import ALIGNMENTS
 
 TRITON_PROFILES = [A100_SXM4, H100_SXM, H200_SXM]
@@ -54,6 +54,27 @@ def test_many_shapes_alignments_are_each_shapes_own():
     assert row_alignments(16, N, 4096).shape == (4, 2)  # scalars broadcast against arrays
 
 
+def test_a_kernel_with_constant_strides_loads_element_by_element_only_rows_of_an_odd_length():
+    # compiled-in strides: a row starts at a multiple of the stride's largest power-of-two factor, and an
+    # asynchronous copy needs 4 bytes, two FP16 elements
+    assert row_alignment(16, 4096, 200, strides="constant") == ALIGNED  # 200 = 8 x 25: 16-byte rows
+    assert row_alignment(16, 30522, 4098, strides="constant") == ALIGNED  # 2 x odd: 4-byte copies
+    assert row_alignment(16, 50257, 4097, strides="constant") == RowAlignment(False, False)
+    assert row_alignment(16, 50257, 4097) == RowAlignment(False, False)
+    assert row_alignments(1, 30522, 4098, H100_TC, "constant").all()  # the seed's rules know no alignment
+
+
+def test_what_a_kernel_knows_of_its_strides_is_one_of_two_and_named_when_not():
+    assert STRIDES == ("runtime", "constant")
+    for call in (
+        lambda: row_alignment(16, 4096, 4096, strides="static"),
+        lambda: evaluate([GemmConfig(64, 64, 32, 4, 3, 8)], 16, 4096, 4096, H200_SXM, strides="static"),
+        lambda: evaluate_many([(16, 4096, 4096)], [GemmConfig(64, 64, 32, 4, 3, 8)], H200_SXM, strides="static"),
+    ):
+        with pytest.raises(ValueError, match="strides must be one of runtime, constant, got 'static'"):
+            call()
+
+
 # --- what launches ---------------------------------------------------------------------------------------
 
 
@@ -75,6 +96,34 @@ def test_a_pipeline_too_big_for_an_aligned_shape_launches_when_k_is_not_a_multip
     with pytest.raises(ValueError, match="shared memory"):
         explain(cfg, 4096, 4096, 208, H200_SXM)
     assert explain(cfg, 4096, 4096, 200, H200_SXM).k_steps == 2
+
+
+@pytest.mark.parametrize("hw", TRITON_PROFILES, ids=_name)
+def test_with_constant_strides_k_200_launches_and_prices_as_an_aligned_shape_and_an_odd_k_as_an_unaligned_one(hw):
+    space = launchable(hw, RowAlignment(False, True)).array  # what launches on K = 200 with runtime strides
+    aligned_space = {tuple(row) for row in launchable(hw).array}
+    constant = evaluate(space, 4096, 4096, 200, hw, strides="constant")
+    assert {tuple(row) for row in space[constant.launchable]} == aligned_space
+    assert np.all(constant.fill_s[constant.launchable & (space[:, 4] > 1)] > 0)  # pipelined: one fill a wave
+    runtime = evaluate(space, 4096, 4096, 200, hw)
+    assert runtime.launchable.all() and np.all(runtime.fill_s == 0)  # each k-step waits for A instead
+    for K in (201, 208):  # odd: element by element either way; a multiple of 16: aligned either way
+        one, other = (evaluate(space, 4096, 4096, K, hw, strides).time_s for strides in STRIDES)
+        assert np.array_equal(one, other)
+    cfg = GemmConfig(128, 128, 128, 4, 4, 8)  # four 64 KiB buffers fit no SM; with A's 32 KiB once they do
+    assert explain(cfg, 4096, 4096, 200, hw).k_steps == 2
+    with pytest.raises(ValueError, match="shared memory"):
+        explain(cfg, 4096, 4096, 200, hw, strides="constant")
+
+
+@pytest.mark.parametrize("strides", STRIDES)
+def test_many_shapes_with_either_strides_price_as_one_at_a_time(strides):
+    shapes = [(4096, 4096, 4096), (512, 50257, 4096), (4096, 4096, 200), (300, 30522, 4097), (64, 1024, 1000)]
+    space = launchable(H200_SXM, RowAlignment(False, False)).array
+    many = evaluate_many(shapes, space, H200_SXM, terms=("time_s", "launchable"), strides=strides)
+    for i, shape in enumerate(shapes):
+        one = evaluate(space, *shape, H200_SXM, strides)
+        assert np.array_equal(many["time_s"][i], one.time_s) and np.array_equal(many["launchable"][i], one.launchable)
 
 
 # --- what an unaligned shape costs -----------------------------------------------------------------------

@@ -103,8 +103,7 @@ class RowAlignment(NamedTuple):
     ``M`` plays no part: A's rows run along ``K``. (Compiling tutorial 03 for sm_90 without ``M``'s
     specialisation changes at most a few registers, e.g. 174 -> 194 for 128 x 128 x 32 with 4 warps and 3 stages,
     and no loop instruction or shared byte: not modelled.) A kernel whose strides are constants (Inductor's
-    template with static shapes) knows more, e.g. that ``K = 200`` is a multiple of 8; the model does not
-    describe it.
+    mm template with static shapes) knows more: see :data:`STRIDES`.
     """
 
     k_aligned: bool
@@ -114,14 +113,28 @@ class RowAlignment(NamedTuple):
 #: Both operands' rows aligned: every shape whose N and K are multiples of 16.
 ALIGNED = RowAlignment(True, True)
 
+#: What a kernel knows of its operands' row strides, which decides their :class:`RowAlignment`.
+#:
+#: - ``"runtime"``: the strides are kernel arguments (tutorial 03's kernel, a ``triton.autotune`` user's,
+#:   Inductor's with dynamic shapes). Triton learns only whether each is a multiple of 16: a row is aligned
+#:   exactly when its dimension is.
+#: - ``"constant"``: the strides are compiled in (Inductor's mm template with static shapes writes
+#:   ``stride_am = 200``). The compiler's axis analysis then knows a row starts at a multiple of the stride's
+#:   largest power-of-two factor, and ``canBeConvertedToAsyncLoad`` copies asynchronously any load of at least
+#:   32 bits: only a dimension whose rows are not a multiple of 4 bytes (an odd one in FP16) is loaded element
+#:   by element. An even dimension that is not a multiple of 8 copies 4 or 8 bytes at a time; it is priced as
+#:   aligned (the compiler record holds the 16-byte copies: a lower bound on its loop).
+STRIDES = ("runtime", "constant")
 
-def row_alignment(M, N, K, hw=None) -> RowAlignment:
+
+def row_alignment(M, N, K, hw=None, strides: str = "runtime") -> RowAlignment:
     """The :class:`RowAlignment` Triton's specialisation gives an ``M x N x K`` GEMM with contiguous operands.
 
     ``M, N, K`` are integers or integer arrays (several shapes, which must then share one alignment: the
     model prices each alignment apart). Given a machine ``hw`` (:class:`~schedlab.core.hardware.Hardware`)
     whose launch rules are the seed lecture's, :data:`ALIGNED` for every shape: the seed's account of a
-    kernel knows no alignment.
+    kernel knows no alignment. ``strides`` (:data:`STRIDES`) is what the kernel knows of its strides:
+    arguments (``"runtime"``, the default) or constants (``"constant"``).
 
     Raises
     ------
@@ -134,29 +147,45 @@ def row_alignment(M, N, K, hw=None) -> RowAlignment:
     True
     >>> row_alignment(4096, 50257, 200)
     RowAlignment(k_aligned=False, n_aligned=False)
+    >>> row_alignment(4096, 50257, 200, strides="constant")  # 200 is even, 50257 odd
+    RowAlignment(k_aligned=True, n_aligned=False)
     """
-    aligned = row_alignments(M, N, K, hw).reshape(-1, 2)
+    aligned = row_alignments(M, N, K, hw, strides).reshape(-1, 2)
     if (aligned != aligned[0]).any():
         raise ValueError("the shapes' rows are aligned differently (N or K a multiple of 16 in some, not in others)")
     return RowAlignment(*map(bool, aligned[0]))
 
 
-def row_alignments(M, N, K, hw=None) -> np.ndarray:
+def row_alignments(M, N, K, hw=None, strides: str = "runtime") -> np.ndarray:
     """Each shape's :class:`RowAlignment`, vectorised: a bool array of the shapes' broadcast shape plus a last
     axis ``(k_aligned, n_aligned)``.
 
-    The rule of :func:`row_alignment` (``K``, ``N`` multiples of 16; every shape :data:`ALIGNED` under the seed
-    lecture's launch rules), for shapes whose alignments may differ.
+    The rule of :func:`row_alignment`, for shapes whose alignments may differ: under ``strides="runtime"``
+    a dimension is aligned when it is a multiple of 16, under ``"constant"`` when its rows are a multiple of
+    4 bytes (``hw.bytes_per_element``, FP16's 2 without ``hw``); every shape :data:`ALIGNED` under the seed
+    lecture's launch rules.
+
+    Raises
+    ------
+    ValueError
+        If ``strides`` is not one of :data:`STRIDES`.
 
     Examples
     --------
-    >>> row_alignments([4096, 16], [4096, 50257], [4096, 200]).tolist()
-    [[True, True], [False, False]]
+    >>> row_alignments([4096, 16, 16], [4096, 50257, 50272], [4096, 200, 200]).tolist()
+    [[True, True], [False, False], [False, True]]
+    >>> row_alignments([4096, 16, 16], [4096, 50257, 50272], [4096, 200, 200], strides="constant").tolist()
+    [[True, True], [True, False], [True, True]]
     """
+    if strides not in STRIDES:
+        raise ValueError(f"strides must be one of {', '.join(STRIDES)}, got {strides!r}")
     K, N = np.broadcast_arrays(np.asarray(K), np.asarray(N), np.asarray(M))[:2]
     if hw is not None and hw.launch_rules == "seed":
         return np.ones(K.shape + (2,), dtype=bool)
-    return np.stack([K % 16 == 0, N % 16 == 0], axis=-1)
+    if strides == "runtime":
+        return np.stack([K % 16 == 0, N % 16 == 0], axis=-1)
+    row_bytes = 2 if hw is None else hw.bytes_per_element
+    return np.stack([K * row_bytes % 4 == 0, N * row_bytes % 4 == 0], axis=-1)
 
 
 class Shape(NamedTuple):

@@ -37,7 +37,7 @@ from schedlab.core.shapes import RowAlignment, as_mnk, check_shape, row_alignmen
 __all__ = ["evaluate", "evaluate_many", "gemm_time", "explain", "MANY_CHUNK_CELLS"]
 
 
-def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> ModelTerms:
+def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None, strides: str = "runtime") -> ModelTerms:
     """Price every configuration on an ``M x N x K`` FP16 GEMM in one vectorised pass.
 
     Parameters
@@ -48,6 +48,11 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
         GEMM shape: ``C[M, N] = A[M, K] @ B[K, N]``.
     hw : Hardware, optional
         Machine parameters (default: the lecture's machine, :data:`~schedlab.core.hardware.H100_TC`).
+    strides : {"runtime", "constant"}
+        What the kernel knows of its operands' strides (:data:`~schedlab.core.shapes.STRIDES`): arguments
+        (tutorial 03, a ``triton.autotune`` user's kernel) or compiled-in constants (Inductor's mm template with
+        static shapes). Under Triton's rules it decides which rows are aligned, when ``N`` or ``K`` is not a
+        multiple of 16.
 
     Returns
     -------
@@ -90,20 +95,23 @@ def evaluate(configs, M: int, N: int, K: int, hw: Hardware | None = None) -> Mod
     hw = check_hardware(hw)
     check_exact(M, N, K, hw)
     arr = config_array(configs)
-    return _evaluate(arr, launchable_mask(arr, hw, row_alignment(M, N, K, hw)), M, N, K, hw)
+    alignment = row_alignment(M, N, K, hw, strides)
+    return _evaluate(arr, launchable_mask(arr, hw, alignment), M, N, K, hw, alignment)
 
 
-def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware) -> ModelTerms:
+def _evaluate(arr: np.ndarray, launchable: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignment) -> ModelTerms:
     """:func:`evaluate` of validated arguments; ``M, N, K`` scalars, or ``(s, 1)`` columns for ``s`` shapes."""
     size = np.broadcast_shapes(np.shape(M), np.shape(N), np.shape(K), (len(arr),))
-    out = _priced(
-        arr, launchable, M, N, K, hw, size, tuple(f for f in ModelTerms.__dataclass_fields__ if f != "launchable")
-    )
+    names = tuple(f for f in ModelTerms.__dataclass_fields__ if f != "launchable")
+    out = _priced(arr, launchable, M, N, K, hw, alignment, size, names)
     return ModelTerms(launchable=np.broadcast_to(launchable, size), **out)
 
 
-def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None, out=None) -> dict[str, np.ndarray]:
-    """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``.
+def _priced(
+    arr, launchable, M, N, K, hw: Hardware, alignment: RowAlignment, size, names, groups=None, out=None
+) -> dict[str, np.ndarray]:
+    """The ``names`` fields of :class:`ModelTerms` (not ``launchable``), arrays of ``size``, on shapes aligned as
+    ``alignment``.
 
     ``groups``, if given, is :func:`_groups` of ``arr[launchable]`` (computed once for many calls);
     ``out``, if given, holds an array of ``size`` per name, filled in place and returned.
@@ -117,7 +125,7 @@ def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None, ou
         for name, values in out.items():
             values[...] = 0 if name in ints else np.inf if name == "time_s" else np.nan
     if idx.size and np.prod(size):
-        for name, values in _price(arr[idx], M, N, K, hw, names, groups, out if every else None).items():
+        for name, values in _price(arr[idx], M, N, K, hw, alignment, names, groups, out if every else None).items():
             if values is out[name]:  # written in place
                 continue
             if every:
@@ -133,7 +141,9 @@ def _priced(arr, launchable, M, N, K, hw: Hardware, size, names, groups=None, ou
 MANY_CHUNK_CELLS = 2**18
 
 
-def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)) -> dict[str, np.ndarray]:
+def evaluate_many(
+    shapes, configs, hw: Hardware | None = None, terms=("time_s",), strides: str = "runtime"
+) -> dict[str, np.ndarray]:
     """Price every configuration on every shape: :func:`evaluate` vectorised across shapes as well.
 
     Parameters
@@ -145,17 +155,19 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
         Machine parameters (default: the lecture's machine, :data:`~schedlab.core.hardware.H100_TC`).
     terms : sequence of str
         The :class:`ModelTerms` fields to return (each costs ``8 n_shapes n_configs`` bytes).
+    strides : {"runtime", "constant"}
+        What the kernel knows of its operands' strides, as for :func:`evaluate`.
 
     Returns
     -------
     dict of str to ndarray
         Each requested field as a read-only ``(n_shapes, n_configs)`` array; row ``i`` is, bit for
-        bit, that field of ``evaluate(configs, *shapes[i], hw)``.
+        bit, that field of ``evaluate(configs, *shapes[i], hw, strides)``.
 
     Notes
     -----
-    Under Triton's rules the shapes of each :func:`~schedlab.core.shapes.row_alignment` (``N`` and ``K``
-    multiples of 16 or not) are priced apart, with the configurations that launch on them.
+    Under Triton's rules the shapes of each :func:`~schedlab.core.shapes.row_alignment` (with ``strides="runtime"``,
+    ``N`` and ``K`` multiples of 16 or not) are priced apart, with the configurations that launch on them.
     Shapes are priced in chunks of at most :data:`MANY_CHUNK_CELLS` (shape, configuration) cells
     plus replayed waves, so the working memory is bounded whatever the number of shapes; only the
     returned arrays grow with it. The on-chip terms do not depend on ``group``: they are priced once
@@ -197,7 +209,7 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
     }
     priced = tuple(name for name in terms if name != "launchable")
     # each row alignment of the shapes (under Triton's rules: N and K multiples of 16 or not) apart, in chunks
-    aligned = row_alignments(mnk[:, 0], mnk[:, 1], mnk[:, 2], hw)
+    aligned = row_alignments(mnk[:, 0], mnk[:, 1], mnk[:, 2], hw, strides)
     for key in np.unique(aligned, axis=0):
         rows = np.flatnonzero((aligned == key).all(axis=1))
         alignment = RowAlignment(*map(bool, key))
@@ -223,6 +235,7 @@ def evaluate_many(shapes, configs, hw: Hardware | None = None, terms=("time_s",)
                 launchable,
                 *columns,
                 hw,
+                alignment,
                 (len(chunk), len(arr)),
                 priced,
                 groups,
@@ -312,9 +325,17 @@ def _groups_of(rows: bytes, n: int, hw: Hardware, alignment: RowAlignment) -> _G
 
 
 def _price(
-    arr: np.ndarray, M, N, K, hw: Hardware, names, groups: _Groups | None = None, into: dict | None = None
+    arr: np.ndarray,
+    M,
+    N,
+    K,
+    hw: Hardware,
+    alignment: RowAlignment,
+    names,
+    groups: _Groups | None = None,
+    into: dict | None = None,
 ) -> dict[str, np.ndarray]:
-    """The ``names`` fields of :class:`ModelTerms` for launchable configurations only.
+    """The ``names`` fields of :class:`ModelTerms` for launchable configurations only, on shapes aligned as ``alignment``.
 
     ``M, N, K`` are scalars or ``(s, 1)`` columns; ``groups`` is :func:`_groups` of ``arr`` (computed
     when not given); ``into``, if given, maps names to arrays of the result's shape that a field may be
@@ -333,11 +354,11 @@ def _price(
     waves of ``S`` k-steps), and ``t_step_s`` is :func:`step_time` of the first wave's slowest term,
     that spread included.
     """
-    g = _groups(arr, hw, row_alignment(M, N, K, hw)) if groups is None else groups
+    g = _groups(arr, hw, alignment) if groups is None else groups
     # the bound that skips replays holds only where the HBM hides behind the on-chip work whole (p = 1)
     exact_hbm = np.ndim(M) == 0 or hw.pipeline_overlap < 1 or not {"t_hbm_s", "t_step_s", "bytes_hbm"}.isdisjoint(names)
     into = into or {}
-    chip = on_chip_terms(g.base, M, N, K, hw)
+    chip = on_chip_terms(g.base, M, N, K, hw, alignment)
     out = {name: _spread(chip[name], g, into.get(name)) for name in names if name in chip}
     if not exact_hbm:
         if "time_s" in names:
@@ -420,8 +441,9 @@ def gemm_time(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = Non
     return float(evaluate([cfg], M, N, K, hw).time_s[0])
 
 
-def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None) -> Breakdown:
-    """Every term of ``cfg``'s time on ``M x N x K`` and the bottleneck of its first wave.
+def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None, strides: str = "runtime") -> Breakdown:
+    """Every term of ``cfg``'s time on ``M x N x K`` and the bottleneck of its first wave (``strides`` as for
+    :func:`evaluate`).
 
     Raises
     ------
@@ -436,9 +458,9 @@ def explain(cfg: GemmConfig, M: int, N: int, K: int, hw: Hardware | None = None)
     """
     if not isinstance(cfg, GemmConfig):
         raise ValueError(f"cfg must be a GemmConfig, got {type(cfg).__name__}")
-    terms = evaluate([cfg], M, N, K, hw)
+    terms = evaluate([cfg], M, N, K, hw, strides)
     if not terms.launchable[0]:
-        why = "; ".join(r.message for r in reasons(cfg, hw, row_alignment(M, N, K, hw)))
+        why = "; ".join(r.message for r in reasons(cfg, hw, row_alignment(M, N, K, hw, strides)))
         raise ValueError(f"config {cfg.as_tuple()} cannot launch: {why}")
     values = {name: float(getattr(terms, name)[0]) for name in ModelTerms.__dataclass_fields__ if name != "launchable"}
     step_terms = {name: values[name] for name in TERMS}

@@ -56,7 +56,7 @@ from schedlab.core.resources import (
     spilled_registers,
     uses_wgmma,
 )
-from schedlab.core.shapes import row_alignment
+from schedlab.core.shapes import RowAlignment, row_alignment
 
 __all__ = [
     "TERMS",
@@ -189,12 +189,13 @@ def blocks_per_sm(arr: np.ndarray, hw: Hardware | None = None) -> np.ndarray:
     return occupancy(config_array(arr), check_hardware(hw))[-1]
 
 
-def tiling(arr: np.ndarray, M, N, K, hw: Hardware | None = None) -> Tiling:
+def tiling(arr: np.ndarray, M, N, K, hw: Hardware | None = None, strides: str = "runtime") -> Tiling:
     """Grid, occupancy and waves of an ``(n, 6)`` config array on ``M x N x K``.
 
     ``M, N, K`` are integers, or integer arrays that broadcast against the ``n`` configurations
     (an ``(s, 1)`` column prices ``s`` shapes, which must share one :func:`~schedlab.core.shapes.row_alignment`:
-    every field is then ``(s, n)``). Waves assume at least one resident block per SM, so they stay finite for a
+    every field is then ``(s, n)``); ``strides`` is what the kernel knows of its strides
+    (:data:`~schedlab.core.shapes.STRIDES`). Waves assume at least one resident block per SM, so they stay finite for a
     configuration that cannot launch.
 
     Examples
@@ -203,7 +204,8 @@ def tiling(arr: np.ndarray, M, N, K, hw: Hardware | None = None) -> Tiling:
     >>> int(t.blocks[0]), int(t.per_wave[0]), int(t.waves[0]), int(t.tail_blocks[0]), int(t.smem_bytes[0])
     (512, 132, 4, 116, 98304)
     """
-    return _tiling(config_array(arr), M, N, K, check_hardware(hw))
+    hw = check_hardware(hw)
+    return _tiling(config_array(arr), M, N, K, hw, row_alignment(M, N, K, hw, strides))
 
 
 def blocks_per_wave(blocks_per_sm: np.ndarray, hw: Hardware) -> np.ndarray:
@@ -211,10 +213,10 @@ def blocks_per_wave(blocks_per_sm: np.ndarray, hw: Hardware) -> np.ndarray:
     return hw.n_sm * np.maximum(blocks_per_sm, 1)
 
 
-def _tiling(arr: np.ndarray, M, N, K, hw: Hardware) -> Tiling:
-    """:func:`tiling` without validating its arguments (the pricing loop's path)."""
+def _tiling(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignment) -> Tiling:
+    """:func:`tiling` without validating its arguments (the pricing loop's path), for shapes aligned as ``alignment``."""
     bm, bn, bk = arr[:, 0], arr[:, 1], arr[:, 2]
-    wy, wx, regs, smem, r = occupancy(arr, hw, row_alignment(M, N, K, hw))
+    wy, wx, regs, smem, r = occupancy(arr, hw, alignment)
     grid_m, grid_n = -(-M // bm), -(-N // bn)
     blocks = grid_m * grid_n
     per_wave = blocks_per_wave(r, hw)
@@ -244,10 +246,11 @@ def _tiling(arr: np.ndarray, M, N, K, hw: Hardware) -> Tiling:
 # --- the on-chip terms, wave by wave ---------------------------------------------------------------------
 
 
-def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarray]:
+def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignment) -> dict[str, np.ndarray]:
     """Every :class:`ModelTerms` field but the HBM ones, of an ``(n, 5)`` array ``(bm, bn, bk, warps, stages)``.
 
-    ``M, N, K`` are scalars or ``(s, 1)`` columns. Besides those fields: ``compute_s`` (the k-steps of
+    ``M, N, K`` are scalars or ``(s, 1)`` columns of shapes whose rows are aligned as ``alignment``
+    (:func:`~schedlab.core.shapes.row_alignment` of the shape and the kernel's strides). Besides those fields: ``compute_s`` (the k-steps of
     every wave on the SMs, combined with the kernel's L2 traffic), ``fixed_s`` (launch, fills, one-stage
     latencies and epilogues), ``on_chip_bound_s`` and ``on_chip_sum_s`` (the slowest and the sum of
     the first wave's four on-chip per-step terms): the inputs of :func:`kernel_time` and :func:`step_time`.
@@ -308,8 +311,7 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware) -> dict[str, np.ndarra
     lat_s = hw.mem_latency_s
     overlap = hw.pipeline_overlap
 
-    t = _tiling(arr, M, N, K, hw)
-    alignment = row_alignment(M, N, K, hw)
+    t = _tiling(arr, M, N, K, hw, alignment)
     # a k-step's loads are in flight before it only with more than one stage and both operands copied
     # asynchronously: under Triton's rules an operand whose rows are not aligned is loaded into registers in
     # the k-step that uses it, which waits for it as a one-stage k-step waits for both
