@@ -60,3 +60,27 @@ def test_unreadable_file(capsys, tmp_path):
     bad.write_text("{}")
     status, _, err = run(capsys, 16, 16, 16, "--configs", bad)
     assert status == 2 and "non-empty JSON list" in err
+
+
+def test_strides_decide_which_operand_of_an_unaligned_shape_fits_shared_memory(capsys, tmp_path):
+    # 128 x 128 x 128, 4 warps, 4 stages: four 64 KiB pipeline buffers fit no H100 SM; with K = 200 and strides
+    # passed as arguments A is loaded element by element into one buffer and it fits, with constant strides
+    # (K = 200 rows are 16-byte aligned) it does not
+    listed = tmp_path / "configs.json"
+    knobs = ("BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages")
+    configs = [dict(zip(knobs, c)) for c in ((128, 128, 128, 8, 4, 4), (128, 128, 64, 8, 4, 3))]
+    listed.write_text(json.dumps(configs))
+    docs = {}
+    for strides in ("runtime", "constant"):
+        status, out, _ = run(
+            capsys, 4096, 4096, 200, "--gpu", "h100-sxm", "--configs", listed, "--json", "--strides", strides
+        )
+        docs[strides] = json.loads(out)
+        assert status == 0 and docs[strides]["strides"] == strides
+    assert len(docs["runtime"]["kept"]) == 2 and not docs["runtime"]["dropped"]
+    assert [d["reasons"] for d in docs["constant"]["dropped"]] == [["smem"]]
+    with pytest.raises(SystemExit) as exited:
+        run(capsys, 4096, 4096, 200, "--configs", listed, "--strides", "static")
+    assert exited.value.code == 2 and "invalid choice: 'static'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="strides must be one of runtime, constant, got 'static'"):
+        Pruner("h100-sxm", strides="static")

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from schedlab.cli.args import add_shape_arguments, positive_int
-from schedlab.core.shapes import check_shape
+from schedlab.core.shapes import STRIDES, check_shape
 from schedlab.render.labels import launch_reason_label
 from schedlab.render.table import fmt_ratio, fmt_share, fmt_time
 from schedlab.triton.configs import TUTORIAL_CONFIGS, inductor_configs
@@ -66,7 +66,7 @@ def _listing(result, configs) -> list[dict]:
 def cmd_prune(args) -> int:
     shape = check_shape(args.M, args.N, args.K)  # ValueError names M, N or K
     configs = _load(args.configs, shape)
-    pruner = Pruner(args.gpu, top_k=args.top)
+    pruner = Pruner(args.gpu, top_k=args.top, strides=args.strides)
     result = pruner.prune(configs, shape)  # unreadable configs kept unranked, with their reasons in notes
     if not result.estimates_ms and result.notes:
         raise ValueError(f"no config of {args.configs} can be estimated: {result.notes[0]}")
@@ -76,6 +76,7 @@ def cmd_prune(args) -> int:
             "gpu": args.gpu,
             "shape": list(shape),
             "configs": args.configs,
+            "strides": args.strides,
             "top": args.top,
             "n_listed": result.n_listed,
             "duplicates": result.duplicates,
@@ -121,4 +122,12 @@ def prune_arguments(p: argparse.ArgumentParser) -> None:
         "或一个 JSON 文件（triton.Config.__dict__ 或平铺的关键字参数的列表）；默认 tutorial",
     )
     p.add_argument("--top", type=positive_int, default=4, help="留下几个（默认 4） / how many to keep")
+    p.add_argument(
+        "--strides",
+        choices=STRIDES,
+        default="runtime",
+        help="内核怎么知道步长：runtime（作为参数传入，教程 03 和多数 triton.autotune 内核；默认）或 constant"
+        "（编成常数，静态形状下的 Inductor mm 模板）。N 或 K 不是 16 的倍数时它决定哪个操作数逐元素读"
+        " / what the kernel knows of its strides",
+    )
     p.add_argument("--json", action="store_true", help="输出 JSON / print JSON")

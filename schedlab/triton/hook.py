@@ -67,7 +67,7 @@ from schedlab.core.hardware import Hardware, resolve_gpu
 from schedlab.core.knobs import TRITON_NAMES, GemmConfig
 from schedlab.core.launch import reasons
 from schedlab.core.model import evaluate
-from schedlab.core.shapes import as_mnk, row_alignment
+from schedlab.core.shapes import STRIDES, as_mnk, row_alignment
 from schedlab.triton.device import cuda_device, gpu_of_device
 
 __all__ = [
@@ -307,6 +307,11 @@ class Pruner:
         Knob -> keyword spelling(s) in the configs (:data:`KNOB_KEYS`).
     strict : bool
         Raise a ValueError where the default warns and keeps configs unranked.
+    strides : {"runtime", "constant"}
+        What the kernel knows of its operands' strides (:data:`~schedlab.core.shapes.STRIDES`): arguments, as in
+        tutorial 03 and most ``triton.autotune`` kernels (the default), or compiled-in constants, as in
+        Inductor's mm template with static shapes. It decides, when ``N`` or ``K`` is not a multiple of 16,
+        which operand is loaded element by element (and so which configs fit shared memory).
     device : callable
         Returns ``(major, minor, memory_bytes)`` of the GPU, or ``None`` (:func:`cuda_device`); read
         only when ``gpu`` is ``None``.
@@ -330,6 +335,7 @@ class Pruner:
     args: Mapping = field(default_factory=lambda: TUTORIAL_ARGS)
     keys: Mapping = field(default_factory=lambda: KNOB_KEYS)
     strict: bool = False
+    strides: str = "runtime"
     device: Callable = field(default=cuda_device, repr=False)
     hw: Hardware | None = field(init=False, repr=False)  # the machine ``gpu`` names; None: no profile fits
 
@@ -344,6 +350,8 @@ class Pruner:
                     raise ValueError(message)
                 warnings.warn(message, stacklevel=3)
         object.__setattr__(self, "hw", None if gpu is None else resolve_gpu(gpu))
+        if self.strides not in STRIDES:
+            raise ValueError(f"strides must be one of {', '.join(STRIDES)}, got {self.strides!r}")
         if self.top_k is not None:
             check_int("top_k", self.top_k, minimum=1)
         if self.within is not None and not (is_number(self.within) and 0 <= self.within < float("inf")):
@@ -394,8 +402,8 @@ class Pruner:
         unpriced = [i for i, c in enumerate(ours) if not isinstance(c, GemmConfig)]
         time_s = np.full(len(configs), np.nan)
         if priced:
-            time_s[priced] = evaluate([ours[i] for i in priced], *mnk, hw=self.hw).time_s
-        alignment = row_alignment(*mnk, self.hw)
+            time_s[priced] = evaluate([ours[i] for i in priced], *mnk, self.hw, self.strides).time_s
+        alignment = row_alignment(*mnk, self.hw, self.strides)
         dropped = {i: reasons(ours[i], self.hw, alignment) for i in priced if not np.isfinite(time_s[i])}
         ok = np.flatnonzero(np.isfinite(time_s))
         order = ok[np.argsort(time_s[ok], kind="stable")]
