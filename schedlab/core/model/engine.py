@@ -208,7 +208,7 @@ def evaluate_many(
         for name in terms
     }
     priced = tuple(name for name in terms if name != "launchable")
-    # each row alignment of the shapes (under Triton's rules: N and K multiples of 16 or not) apart, in chunks
+    # each row alignment of the shapes (under Triton's rules, from N, K and the kernel's strides) apart, in chunks
     aligned = row_alignments(mnk[:, 0], mnk[:, 1], mnk[:, 2], hw, strides)
     for key in np.unique(aligned, axis=0):
         rows = np.flatnonzero((aligned == key).all(axis=1))
