@@ -89,6 +89,22 @@ def test_perf_model_through_triton_matches_early_prune(shape):
     assert by_model == list(Pruner("a100-sxm4", top_k=4).prune(configs, shape).kept)
 
 
+@pytest.mark.parametrize("strides", ["runtime", "constant"])
+def test_perf_model_and_early_prune_agree_under_either_strides_on_an_unaligned_k(strides):
+    # K = 200: with strides as arguments A is loaded element by element (one buffer, more configs fit and each
+    # k-step waits); with strides compiled in its rows are 16-byte aligned: both hooks price the same kernel
+    shape = (4096, 4096, 200)
+    configs = triton_configs(TUTORIAL_CONFIGS)
+    pruner = Pruner("h100-sxm", strides=strides)
+    by_model = triton_prune(autotuned(configs, {"perf_model": pruner.perf_model, "top_k": 4}), *shape)
+    pruned = Pruner("h100-sxm", top_k=4, strides=strides).prune(configs, shape)
+    assert by_model == list(pruned.kept)
+    estimates = [
+        pruner.perf_model(M=shape[0], N=shape[1], K=shape[2], a_ptr=FP16, **c.all_kwargs()) for c in pruned.kept
+    ]
+    assert estimates == pytest.approx(list(pruned.estimates_ms))
+
+
 def test_inductor_spelling_and_estimates():
     shape = (512, 4096, 4096)
     listed = inductor_configs(shape)

@@ -488,7 +488,7 @@ class Pruner:
             if self.hw is None:
                 raise ValueError("no GPU profile to estimate on")
             M, N, K = as_mnk(shape)
-            return float(1e3 * evaluate([read_config(kwargs, self.keys)], M, N, K, hw=self.hw).time_s[0])
+            return float(1e3 * evaluate([read_config(kwargs, self.keys)], M, N, K, self.hw, self.strides).time_s[0])
         except ValueError as err:
             if self.strict:
                 raise
