@@ -232,7 +232,9 @@ def landscape(shape, hw: Hardware | None = None) -> Landscape:
     whose ``N`` and ``K`` are multiples of 16. They launch on every shape: under Triton's rules an operand
     whose rows are not aligned keeps fewer shared buffers (:class:`~schedlab.core.shapes.RowAlignment`), so a
     few more configurations launch there too (``launchable(hw, row_alignment(*shape))``); a landscape leaves
-    them out, so that every shape's landscape covers one space, the one the search strategies walk.
+    them out, so that every shape's landscape covers one space, the one the search strategies walk. The
+    kernel is priced as :func:`~schedlab.core.model.evaluate` prices it by default, its strides passed as
+    arguments (``strides="runtime"``, :data:`~schedlab.core.shapes.STRIDES`).
 
     Examples
     --------
