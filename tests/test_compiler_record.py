@@ -47,12 +47,8 @@ def case_id(case):
     return f"sm{cc}-" + (f"{unaligned}-unaligned" if unaligned else "aligned")
 
 
-def alignment_of(row):
-    return RowAlignment(bool(row.k_aligned), bool(row.n_aligned))
-
-
 def rows_of(cc, alignment=ALIGNED):
-    return [row for row in RECORD if row.cc == cc and alignment_of(row) == alignment]
+    return [row for row in RECORD if row.cc == cc and row.alignment == alignment]
 
 
 def as_array(rows):
@@ -142,17 +138,15 @@ def test_beyond_one_stage_the_stage_count_hardly_moves_the_registers():
     by_tile = {}
     for row in RECORD:
         if row.stages >= 2:
-            by_tile.setdefault((row.cc, alignment_of(row), row.bm, row.bn, row.bk, row.warps), []).append(row.registers)
+            by_tile.setdefault((row.cc, row.alignment, row.bm, row.bn, row.bk, row.warps), []).append(row.registers)
     spread = np.array([max(v) - min(v) for v in by_tile.values() if len(v) > 1])
     assert np.median(spread) <= 2 and np.percentile(spread, 90) <= 8, (np.median(spread), spread.max())
 
 
 def test_four_and_five_stages_compile_to_nearly_three_stages_registers_and_loop():
     # what lets the unaligned rows' record stop at UNALIGNED_STAGES: deeper pipelines take three stages'
-    three = {(r.cc, r.bm, r.bn, r.bk, r.warps): r for r in RECORD if alignment_of(r) == ALIGNED and r.stages == 3}
-    deeper = [
-        (r, three[(r.cc, r.bm, r.bn, r.bk, r.warps)]) for r in RECORD if alignment_of(r) == ALIGNED and r.stages > 3
-    ]
+    three = {(r.cc, r.bm, r.bn, r.bk, r.warps): r for r in RECORD if r.alignment == ALIGNED and r.stages == 3}
+    deeper = [(r, three[(r.cc, r.bm, r.bn, r.bk, r.warps)]) for r in RECORD if r.alignment == ALIGNED and r.stages > 3]
     registers = np.array([abs(r.registers - t.registers) for r, t in deeper])
     loop = np.array([abs(r.loop_instructions / t.loop_instructions - 1) for r, t in deeper])
     assert len(deeper) > 1000 and max(UNALIGNED_STAGES) == 3
@@ -188,7 +182,7 @@ def test_a_record_that_lacks_a_tile_altogether_is_refused_by_name(monkeypatch):
     from schedlab.core.caching import clear_caches
 
     tile, unaligned = (90, 64, 64, 32, 4), RowAlignment(False, True)
-    kept = tuple(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps) != tile or alignment_of(r) != unaligned)
+    kept = tuple(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps) != tile or r.alignment != unaligned)
     monkeypatch.setattr(record, "read_record", lambda path=None: kept)
     clear_caches()
     try:
@@ -254,7 +248,7 @@ def test_the_compiler_still_reports_what_the_record_says(key, tmp_path, monkeypa
     from schedlab.triton.compiler import compile_tutorial_kernel
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # compile, do not read an earlier cubin
-    recorded = next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, alignment_of(r)) == key)
+    recorded = next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, r.alignment) == key)
     assert compile_tutorial_kernel(*key) == recorded
 
 
@@ -267,12 +261,12 @@ def test_resuming_compiles_only_the_rows_the_file_lacks(tmp_path, monkeypatch, c
     path = tmp_path / "record.csv"
     lacking = RECORD[100]
     write_record([row for row in RECORD if row != lacking], path)
-    lacking_key = (lacking.cc, lacking.bm, lacking.bn, lacking.bk, lacking.warps, lacking.stages, alignment_of(lacking))
+    lacking_key = (lacking.cc, lacking.bm, lacking.bn, lacking.bk, lacking.warps, lacking.stages, lacking.alignment)
     asked = []
 
     def compile_one(row):  # the compiler's answer from the record: this test is about which rows are asked for
         asked.append(row)
-        return next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, alignment_of(r)) == row)
+        return next(r for r in RECORD if (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, r.alignment) == row)
 
     monkeypatch.setattr(compiler, "_compile_row", compile_one)
     monkeypatch.setattr(compiler, "ProcessPoolExecutor", _InProcessPool)

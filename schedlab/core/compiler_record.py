@@ -67,6 +67,11 @@ class CompiledKernel:
     shared_bytes: int  # shared memory Triton reserves (metadata.shared)
     loop_instructions: int  # SASS instructions one warp issues per iteration of the k-loop (cuobjdump -sass)
 
+    @property
+    def alignment(self) -> RowAlignment:
+        """The operands' :class:`~schedlab.core.shapes.RowAlignment` the kernel was compiled for."""
+        return RowAlignment(bool(self.k_aligned), bool(self.n_aligned))
+
 
 def write_record(rows, path) -> None:
     """Write :class:`CompiledKernel` rows as CSV, a header of the field names first."""
@@ -116,7 +121,7 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
     sizes = [len(SPACE[k]) for k in _KNOBS]
     table = np.full((*sizes, 4), -1, dtype=np.int64)
     for row in _recorded():
-        if row.cc == cc and (bool(row.k_aligned), bool(row.n_aligned)) == alignment:
+        if row.cc == cc and row.alignment == alignment:
             at = tuple(SPACE[k].index(getattr(row, k)) for k in _KNOBS)
             table[at] = (row.registers, row.stack_bytes, row.shared_bytes, row.loop_instructions)
     have = table[..., 0] >= 0

@@ -156,6 +156,13 @@ def row_alignment(M, N, K, hw=None, strides: str = "runtime") -> RowAlignment:
     return RowAlignment(*map(bool, aligned[0]))
 
 
+def check_strides(strides) -> str:
+    """``strides`` if it is one of :data:`STRIDES`; else a ``ValueError`` that names them."""
+    if strides not in STRIDES:
+        raise ValueError(f"strides must be one of {', '.join(STRIDES)}, got {strides!r}")
+    return strides
+
+
 def row_alignments(M, N, K, hw=None, strides: str = "runtime") -> np.ndarray:
     """Each shape's :class:`RowAlignment`, vectorised: a bool array of the shapes' broadcast shape plus a last
     axis ``(k_aligned, n_aligned)``.
@@ -177,8 +184,7 @@ def row_alignments(M, N, K, hw=None, strides: str = "runtime") -> np.ndarray:
     >>> row_alignments([4096, 16, 16], [4096, 50257, 50272], [4096, 200, 200], strides="constant").tolist()
     [[True, True], [True, False], [True, True]]
     """
-    if strides not in STRIDES:
-        raise ValueError(f"strides must be one of {', '.join(STRIDES)}, got {strides!r}")
+    check_strides(strides)
     K, N = np.broadcast_arrays(np.asarray(K), np.asarray(N), np.asarray(M))[:2]
     if hw is not None and hw.launch_rules == "seed":
         return np.ones(K.shape + (2,), dtype=bool)

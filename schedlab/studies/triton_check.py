@@ -19,7 +19,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from schedlab.core.hardware import PROFILES, Hardware
-from schedlab.core.launch import launch_checks
+from schedlab.core.launch import launchable_mask
 from schedlab.core.model.engine import evaluate
 from schedlab.core.shapes import row_alignment
 from schedlab.core.triton_timings import TimedRun, shipped_run
@@ -281,8 +281,7 @@ def refused_but_ran(run: TimedRun, hw: Hardware) -> np.ndarray:
     refused = np.zeros(len(run.configs), dtype=bool)
     for shape in run.shape_list():
         rows = np.all(run.shapes == shape, axis=1)
-        for failed in launch_checks(run.configs[rows], hw, row_alignment(*shape, hw)).values():
-            refused[rows] |= failed
+        refused[rows] = ~launchable_mask(run.configs[rows], hw, row_alignment(*shape, hw))
     return refused & ~np.isnan(run.time_s)
 
 

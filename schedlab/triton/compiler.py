@@ -203,8 +203,7 @@ def _compile_row(row: tuple[int, ...]) -> CompiledKernel:
 
 def _record_order(row: CompiledKernel) -> tuple:
     """Aligned kernels first, then by target and knobs (the order of :data:`ALIGNMENTS` within each)."""
-    alignment = ALIGNMENTS.index(RowAlignment(bool(row.k_aligned), bool(row.n_aligned)))
-    return (alignment, row.cc, row.bm, row.bn, row.bk, row.warps, row.stages)
+    return (ALIGNMENTS.index(row.alignment), row.cc, row.bm, row.bn, row.bk, row.warps, row.stages)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,9 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         and (alignment == ALIGNED or row[-1] in UNALIGNED_STAGES)
     ]
     rows = list(read_record(args.output)) if args.resume and args.output.exists() else []
-    done = {
-        (r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, RowAlignment(bool(r.k_aligned), bool(r.n_aligned))) for r in rows
-    }
+    done = {(r.cc, r.bm, r.bn, r.bk, r.warps, r.stages, r.alignment) for r in rows}
     todo = [row for row in todo if row not in done]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for i, row in enumerate(pool.map(_compile_row, todo), 1):

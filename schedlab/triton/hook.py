@@ -67,7 +67,7 @@ from schedlab.core.hardware import Hardware, resolve_gpu
 from schedlab.core.knobs import TRITON_NAMES, GemmConfig
 from schedlab.core.launch import reasons
 from schedlab.core.model import evaluate
-from schedlab.core.shapes import STRIDES, as_mnk, row_alignment
+from schedlab.core.shapes import as_mnk, check_strides, row_alignment
 from schedlab.triton.device import cuda_device, gpu_of_device
 
 __all__ = [
@@ -350,8 +350,7 @@ class Pruner:
                     raise ValueError(message)
                 warnings.warn(message, stacklevel=3)
         object.__setattr__(self, "hw", None if gpu is None else resolve_gpu(gpu))
-        if self.strides not in STRIDES:
-            raise ValueError(f"strides must be one of {', '.join(STRIDES)}, got {self.strides!r}")
+        check_strides(self.strides)
         if self.top_k is not None:
             check_int("top_k", self.top_k, minimum=1)
         if self.within is not None and not (is_number(self.within) and 0 <= self.within < float("inf")):
