@@ -25,6 +25,7 @@ from schedlab.core.resources import (
     accumulator_registers,
     loop_instructions,
     pipeline_smem_bytes,
+    preamble_instructions,
     registers_per_thread,
     reserved_smem_bytes,
     spilled_registers,
@@ -107,6 +108,23 @@ def test_every_k_loop_issues_at_least_its_mma_and_the_model_reads_it(case):
     assert loop_instructions(arr, hw, alignment).tolist() == recorded.tolist()
 
 
+@pytest.mark.parametrize("cc", sorted(PROFILE_OF_TARGET))
+def test_one_more_stage_puts_one_more_stage_of_copies_before_the_k_loop(cc):
+    # the code before the loop issues the first s - 1 stages' cp.async, 16 bytes a thread each: (BM + BN) BK 2 / (16 * 32 w)
+    # a warp per stage. Beyond two stages, one more adds at least that many instructions (a handful of
+    # tiles, where the compiler reorders the address arithmetic, excepted)
+    by_tile = {}
+    for r in rows_of(cc):
+        by_tile.setdefault((r.bm, r.bn, r.bk, r.warps), {})[r.stages] = r.preamble_instructions
+    adds_a_stage = [
+        stages[s + 1] - stages[s] >= -(-(bm + bn) * bk * 2 // (16 * 32 * warps))
+        for (bm, bn, bk, warps), stages in by_tile.items()
+        for s in (2, 3, 4)
+        if s in stages and s + 1 in stages
+    ]
+    assert len(adds_a_stage) > 1000 and np.mean(adds_a_stage) > 0.98
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c[1] != ALIGNED], ids=case_id)
 def test_an_unaligned_operand_lengthens_the_k_loop(case):
     # its tiles come in one element (2 bytes) per load and store, with a 64-bit address each, where cp.async
@@ -164,6 +182,7 @@ def test_the_model_reads_the_registers_and_spills_the_compiler_reported(hw, alig
     assert registers_per_thread(arr, hw, alignment).tolist() == [r.registers for r in rows]
     assert spilled_registers(arr, hw, alignment).tolist() == [r.stack_bytes // 4 for r in rows]
     assert reserved_smem_bytes(arr, hw, alignment).tolist() == [r.shared_bytes for r in rows]
+    assert preamble_instructions(arr, hw, alignment).tolist() == [r.preamble_instructions for r in rows]
 
 
 def test_a_configuration_the_record_lacks_takes_the_nearest_compiled_stage_count():
@@ -171,7 +190,7 @@ def test_a_configuration_the_record_lacks_takes_the_nearest_compiled_stage_count
     compiled = {r.stages: r for r in rows_of(80) if (r.bm, r.bn, r.bk, r.warps) == (256, 256, 128, 4)}
     assert sorted(compiled) == [1, 2]
     lacking = config_array([(256, 256, 128, 4, s, 8) for s in (3, 4, 5)])
-    regs, stack, shared, _ = compiled_resources(lacking, "triton-sm80")
+    regs, stack, shared, _, _ = compiled_resources(lacking, "triton-sm80")
     assert regs.tolist() == [compiled[2].registers] * 3 and stack.tolist() == [compiled[2].stack_bytes] * 3
     # the shared memory is the pipeline's, larger than the neighbour's: 2, 3 and 4 buffers of 128 KiB
     assert (reserved_smem_bytes(lacking, A100_SXM4) // 2**17).tolist() == [2, 3, 4]
@@ -212,16 +231,21 @@ def test_the_record_reads_back_what_was_written(tmp_path):
     [
         ("cc,bm\n80,16\n", "header"),
         (
-            "cc,bm,bn,bk,warps,stages,k_aligned,n_aligned,registers,stack_bytes,shared_bytes,loop_instructions\n"
-            "80,16,16,16,1,1,1,1,x,0,1024,40\n",
+            "cc,bm,bn,bk,warps,stages,k_aligned,n_aligned,registers,stack_bytes,shared_bytes,loop_instructions,preamble_instructions\n"
+            "80,16,16,16,1,1,1,1,x,0,1024,40,120\n",
             "line 2",
         ),
         (
-            "cc,bm,bn,bk,warps,stages,k_aligned,n_aligned,registers,stack_bytes,shared_bytes,loop_instructions\n80,16,16\n",
+            "cc,bm,bn,bk,warps,stages,k_aligned,n_aligned,registers,stack_bytes,shared_bytes,loop_instructions,preamble_instructions\n80,16,16\n",
             "line 2",
         ),
         # the record before row alignments: its header lacks them
         ("cc,bm,bn,bk,warps,stages,registers,stack_bytes,shared_bytes,loop_instructions\n", "header"),
+        # the record before preamble counts
+        (
+            "cc,bm,bn,bk,warps,stages,k_aligned,n_aligned,registers,stack_bytes,shared_bytes,loop_instructions\n80,16,16,16,1,1,1,1,40,0,1024,40\n",
+            "header",
+        ),
     ],
 )
 def test_a_damaged_record_is_refused_by_line(tmp_path, text, message):

@@ -4,8 +4,8 @@
 Triton tutorial 03's FP16 matmul kernel compiled by Triton 3.9.0 for compute capability 8.0 and 9.0
 (no GPU needed), for each :class:`~schedlab.core.shapes.RowAlignment` of the operands (whether ``K`` and ``N``
 are multiples of 16, as Triton's specialisation sees them), with the registers per thread and the stack frame ``cuobjdump`` read from each
-cubin, the shared memory Triton reserved, and the instructions of one iteration of the k-loop in the
-cubin's SASS. :mod:`schedlab.triton.compiler` writes it
+cubin, the shared memory Triton reserved, and the instructions of one iteration of the k-loop and those
+before it in the cubin's SASS. :mod:`schedlab.triton.compiler` writes it
 (``python -m schedlab.triton.compiler -o schedlab/data/triton-registers.csv``); under Triton's launch
 rules the model reads registers from it (:func:`compiled_resources`) instead of estimating them.
 
@@ -66,6 +66,9 @@ class CompiledKernel:
     stack_bytes: int  # stack frame per thread (cuobjdump STACK): where ptxas spills
     shared_bytes: int  # shared memory Triton reserves (metadata.shared)
     loop_instructions: int  # SASS instructions one warp issues per iteration of the k-loop (cuobjdump -sass)
+    preamble_instructions: (
+        int  # SASS instructions before the k-loop: tile indices, pointers, masks, the first stages' loads
+    )
 
     @property
     def alignment(self) -> RowAlignment:
@@ -106,8 +109,8 @@ def _recorded() -> tuple[CompiledKernel, ...]:
 
 @memoised(maxsize=8)
 def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
-    """``(5, 5, 4, 4, 5, 4)`` int64: (registers, stack, shared bytes, loop instructions) at every knob position,
-    missing stages filled.
+    """``(5, 5, 4, 4, 5, 5)`` int64: (registers, stack, shared bytes, loop instructions, preamble instructions) at
+    every knob position, missing stages filled.
 
     A configuration the record lacks (Triton refused it for shared memory on the profile the record was
     compiled for, or, for unaligned rows, it has more than :data:`UNALIGNED_STAGES`) takes the nearest compiled stage count of the same tile and warps, the lower on a tie
@@ -119,11 +122,17 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
     incomplete: ``python -m schedlab.triton.compiler ... --resume`` completes it).
     """
     sizes = [len(SPACE[k]) for k in _KNOBS]
-    table = np.full((*sizes, 4), -1, dtype=np.int64)
+    table = np.full((*sizes, 5), -1, dtype=np.int64)
     for row in _recorded():
         if row.cc == cc and row.alignment == alignment:
             at = tuple(SPACE[k].index(getattr(row, k)) for k in _KNOBS)
-            table[at] = (row.registers, row.stack_bytes, row.shared_bytes, row.loop_instructions)
+            table[at] = (
+                row.registers,
+                row.stack_bytes,
+                row.shared_bytes,
+                row.loop_instructions,
+                row.preamble_instructions,
+            )
     have = table[..., 0] >= 0
     n_stages = sizes[-1]
     order = [sorted(range(n_stages), key=lambda j, i=i: (abs(j - i), j)) for i in range(n_stages)]
@@ -140,13 +149,14 @@ def _dense(cc: int, alignment: RowAlignment) -> np.ndarray:
 
 def compiled_resources(
     arr: np.ndarray, launch_rules: str, alignment: RowAlignment = ALIGNED
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(registers per thread, stack bytes per thread, shared bytes per block, loop instructions per warp)
-    Triton's compiler reported.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(registers per thread, stack bytes per thread, shared bytes per block, loop instructions per warp,
+    preamble instructions per warp) Triton's compiler reported.
 
     For an ``(n, 5+)`` config array; the shared bytes are ``metadata.shared``, the pipeline's buffers
     or, where larger, the epilogue's layout conversion of C (which reuses them); the loop instructions
-    are the SASS instructions of one iteration of the k-loop, which every warp issues.
+    are the SASS instructions of one iteration of the k-loop, which every warp issues, the preamble
+    instructions those before the loop, which every warp issues once.
 
     ``launch_rules`` is a Triton rule set (:data:`TARGET_OF_RULES`); the configurations' knobs must be
     values of ``SPACE``; ``alignment`` is the shape's :class:`~schedlab.core.shapes.RowAlignment` (an operand
@@ -157,11 +167,11 @@ def compiled_resources(
     --------
     >>> from schedlab.core.knobs import GemmConfig, config_array
     >>> arr = config_array([GemmConfig(64, 64, 64, 2, 3, 8), GemmConfig(128, 128, 64, 4, 3, 8)])
-    >>> regs, stack, shared, loop = compiled_resources(arr, "triton-sm90")
+    >>> regs, stack, shared, loop, preamble = compiled_resources(arr, "triton-sm90")
     >>> regs.tolist(), stack.tolist(), shared.tolist()
     ([204, 216], [0, 0], [32768, 98304])
     >>> from schedlab.core.shapes import RowAlignment
-    >>> regs, stack, shared, loop = compiled_resources(arr, "triton-sm90", RowAlignment(False, True))
+    >>> regs, stack, shared, loop, preamble = compiled_resources(arr, "triton-sm90", RowAlignment(False, True))
     >>> regs.tolist(), shared.tolist()
     ([...], [...])
     """
@@ -170,4 +180,4 @@ def compiled_resources(
     table = _dense(TARGET_OF_RULES[launch_rules], RowAlignment(*map(bool, alignment)))
     at = tuple(np.searchsorted(SPACE[k], arr[:, j]) for j, k in enumerate(_KNOBS))
     found = table[at]
-    return found[:, 0], found[:, 1], found[:, 2], found[:, 3]
+    return found[:, 0], found[:, 1], found[:, 2], found[:, 3], found[:, 4]

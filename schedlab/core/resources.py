@@ -27,6 +27,7 @@ __all__ = [
     "registers_per_thread",
     "spilled_registers",
     "loop_instructions",
+    "preamble_instructions",
     "occupancy",
 ]
 
@@ -331,6 +332,25 @@ def loop_instructions(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = A
     ([76], [0])
     """
     return _compiled_or_zero(arr, hw, 3, alignment)
+
+
+def preamble_instructions(arr: np.ndarray, hw: Hardware, alignment: RowAlignment = ALIGNED) -> np.ndarray:
+    """Instructions one warp issues before the k-loop, once per block, for an ``(n, 5+)`` config array.
+
+    Under Triton's rules: the SASS instructions before the compiled k-loop
+    (:func:`~schedlab.core.compiler_record.compiled_resources`): the program id's tile indices, the operands'
+    pointers and masks, and the copies of the first ``num_stages - 1`` stages. 0 under the seed's rules.
+    E.g. 64 x 64 x 32 with 4 warps and 2 stages runs 248 on sm_90, 128 x 128 x 64 with 4 warps and 3 stages 593.
+
+    Examples
+    --------
+    >>> from schedlab.core.hardware import H100_SXM, H100_TC
+    >>> from schedlab.core.knobs import GemmConfig, config_array
+    >>> arr = config_array([GemmConfig(64, 64, 32, 4, 2, 8), GemmConfig(128, 128, 64, 4, 3, 8)])
+    >>> preamble_instructions(arr, H100_SXM).tolist(), preamble_instructions(arr, H100_TC).tolist()
+    ([248, 593], [0, 0])
+    """
+    return _compiled_or_zero(arr, hw, 4, alignment)
 
 
 def _compiled_or_zero(arr: np.ndarray, hw: Hardware, column: int, alignment: RowAlignment) -> np.ndarray:

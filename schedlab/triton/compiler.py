@@ -116,10 +116,21 @@ def compile_tutorial_kernel(
     found = _RESOURCES.search(usage)
     if found is None:
         raise RuntimeError(f"cuobjdump printed no REG/STACK line for {cc, bm, bn, bk, warps, stages}:\n{usage}")
-    loop = split_at_loop(cuobjdump(binary.asm["cubin"], "-sass"))[1]
+    preamble, loop, _ = split_at_loop(cuobjdump(binary.asm["cubin"], "-sass"))
     shared = int(binary.metadata.shared)
     return CompiledKernel(
-        cc, bm, bn, bk, warps, stages, *map(int, alignment), int(found[1]), int(found[2]), shared, len(loop)
+        cc,
+        bm,
+        bn,
+        bk,
+        warps,
+        stages,
+        *map(int, alignment),
+        int(found[1]),
+        int(found[2]),
+        shared,
+        len(loop),
+        len(preamble),
     )
 
 
