@@ -11,7 +11,8 @@ checks that both give bit-identical times, and prints best-of-N wall times, the
 scalar/vector ratio and configurations per second. Finally it times ``python -m schedlab``
 as a subprocess when ``schedlab/__main__.py`` exists. It also times the terms issue 24 added (the
 tensor-core rate by instruction path, the epilogue's shared-memory passes) on ``h100-sxm``: the
-profile against itself with those terms neutral, cold, on Triton's launchable set; and reading the
+profile against itself with those terms neutral, cold, on Triton's launchable set; the issue of the code
+before the k-loop against the term off, warm; and reading the
 compiler's record of registers (:mod:`schedlab.core.compiler_record`), cold; and the shared-memory bytes by
 Triton's layout (``smem_read_bytes`` and ``smem_fill_bytes``) against the seed's warp grid; and the lecture's
 four shapes with K one element short of a multiple of 16 (so A's rows are not aligned and the model reads the
@@ -137,6 +138,25 @@ def main(argv=None) -> int:
     print(
         f"h100-sxm, {len(triton_arr)} launchable configs x 4 shapes, cold: {fmt_s(cost[H100_SXM])} with the tensor-core "
         f"path and epilogue terms, {fmt_s(cost[neutral])} without ({cost[H100_SXM] / cost[neutral]:.2f}x)"
+    )
+    # the code before the k-loop: its issue priced from the record against the term off (no instructions), warm
+    import schedlab.core.model.terms as terms
+
+    def preamble_cost() -> float:
+        return sum(
+            best_of(lambda s=s: evaluate(triton_arr, *s.mnk, H100_SXM), args.repeats, False)[0] for s in LECTURE_SHAPES
+        )
+
+    with_preamble_s = preamble_cost()
+    recorded = terms.preamble_instructions
+    terms.preamble_instructions = lambda arr, hw, alignment: np.zeros(len(arr), dtype=np.int64)
+    try:
+        without_preamble_s = preamble_cost()
+    finally:
+        terms.preamble_instructions = recorded
+    print(
+        f"h100-sxm, the same, warm: {fmt_s(with_preamble_s)} with the issue of the code before the k-loop, "
+        f"{fmt_s(without_preamble_s)} without ({with_preamble_s / without_preamble_s:.2f}x)"
     )
     # the registers Triton's profiles read from the compiler's record: reading it once per target, cold
     read_s = best_of(lambda: compiled_resources(triton_arr, H100_SXM.launch_rules), args.repeats, True)[0]

@@ -1,14 +1,15 @@
-"""The terms issue 24 added: the tensor-core rate by instruction path, the issue of the compiled loop, the k-step's
-fixed clocks against BLOCK_K, the epilogue's pass through shared memory, and launches eager or as CUDA-graph nodes."""
+"""The terms issue 24 added: the tensor-core rate by instruction path, the issue of the compiled loop and of the code
+before it, the k-step's fixed clocks against BLOCK_K, the epilogue's pass through shared memory, and launches eager or as CUDA-graph nodes."""
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from schedlab.core.hardware import A100_SXM4, H100_SXM, H100_TC, H200_SXM, LAUNCH_MODES, launched
 from schedlab.core.knobs import GemmConfig, config_array
-from schedlab.core.model.engine import explain
-from schedlab.core.resources import loop_instructions, uses_wgmma
+from schedlab.core.model.engine import evaluate, explain
+from schedlab.core.resources import loop_instructions, preamble_instructions, uses_wgmma
 
 SQUARE = (4096, 4096, 4096)
 
@@ -64,6 +65,48 @@ class TestIssueSlots:
 
     def test_the_lecture_counts_no_issue(self):
         assert loop_instructions(config_array([GemmConfig(16, 32, 32, 2, 5, 8)]), H100_TC).tolist() == [0]
+
+
+class TestPreamble:
+    """Each block's warps issue the compiled code before the k-loop once, four sub-partitions an SM."""
+
+    def test_one_block_per_sm_issues_its_preamble_once(self):
+        # 128 x 128 x 64, 4 warps: 132 blocks on 132 SMs, one each: its 4 warps on the 4 sub-partitions
+        cfg = GemmConfig(128, 128, 64, 4, 3, 8)
+        b = explain(cfg, 128, 128 * H100_SXM.n_sm, 4096, H100_SXM)
+        assert b.blocks == H100_SXM.n_sm and b.waves == 1
+        preamble = int(preamble_instructions(config_array([cfg]), H100_SXM)[0])
+        assert preamble > 0 and b.preamble_s == pytest.approx(preamble / H100_SXM.clock_hz)
+
+    def test_eight_warps_take_twice_the_issue_of_four(self):
+        # the same instructions per warp would take two clocks each: each sub-partition holds two of the warps
+        cfgs = [GemmConfig(128, 128, 64, w, 3, 8) for w in (4, 8)]
+        shape = (128, 128 * H100_SXM.n_sm, 4096)
+        per_warp = preamble_instructions(config_array(cfgs), H100_SXM) / H100_SXM.clock_hz
+        four, eight = (explain(c, *shape, H100_SXM).preamble_s for c in cfgs)
+        assert four == pytest.approx(per_warp[0]) and eight == pytest.approx(2 * per_warp[1])
+
+    def test_every_wave_issues_its_blocks_preambles(self):
+        cfg = GemmConfig(128, 128, 64, 4, 3, 8)
+        one, four = (explain(cfg, 128 * m, 128 * H100_SXM.n_sm, 4096, H100_SXM) for m in (2, 8))
+        assert one.blocks_per_sm == 2 and (one.waves, four.waves) == (1, 4)
+        assert four.preamble_s == pytest.approx(4 * one.preamble_s)
+
+    def test_nothing_hides_the_preamble(self, monkeypatch):
+        # short K, 55 waves of 4 blocks an SM: the kernel without its preamble is shorter by exactly its issue
+        import schedlab.core.model.terms as terms
+
+        cfg, shape = GemmConfig(64, 128, 32, 4, 3, 8), (16384, 14336, 128)
+        with_it = evaluate([cfg], *shape, H100_SXM)
+        monkeypatch.setattr(terms, "preamble_instructions", lambda arr, hw, alignment: np.zeros(len(arr), dtype=int))
+        without = evaluate([cfg], *shape, H100_SXM)
+        assert without.preamble_s[0] == 0 and with_it.preamble_s[0] > 0.05 * with_it.time_s[0]
+        assert with_it.time_s[0] - without.time_s[0] == pytest.approx(with_it.preamble_s[0])
+
+    def test_the_lecture_runs_no_preamble(self):
+        b = explain(GemmConfig(128, 128, 64, 4, 3, 8), 4096, 4096, 4096, H100_TC)
+        assert preamble_instructions(config_array([GemmConfig(128, 128, 64, 4, 3, 8)]), H100_TC).tolist() == [0]
+        assert b.preamble_s == 0
 
 
 class TestKStepClocks:

@@ -217,6 +217,20 @@ def test_the_overlap_sweep_holds_the_profile_s_overlap_and_a_larger_overlap_pric
         assert ratios[-1].max() < ratios[0].max()
 
 
+def test_the_code_before_the_k_loop_is_what_ranks_the_short_k_shapes(monkeypatch):
+    # the evidence for pricing the preamble's issue unhidden: without it the main set's short-K shapes (K <= 256,
+    # a few k-steps a block, thousands of blocks) rank worse and their best configurations are priced faster
+    import schedlab.core.model.terms as terms
+
+    run = shipped_run("h200-run1")
+    short = [s[2] <= 256 for s in run.shape_list()]
+    with_it = rank_check(run, H200_SXM).subset(short)
+    monkeypatch.setattr(terms, "preamble_instructions", lambda arr, hw, alignment: np.zeros(len(arr), dtype=int))
+    without = rank_check(run, H200_SXM).subset(short)
+    assert with_it.n_within > without.n_within and with_it.median_spearman > without.median_spearman
+    assert np.all(with_it.model_over_measured > without.model_over_measured)
+
+
 @pytest.mark.parametrize("config_set", CONFIG_SETS)
 def test_the_inductor_set_is_inductor_s_adapted_list_and_the_timed_set_everything(config_set):
     run = shipped_run("h200-run1")

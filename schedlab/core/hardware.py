@@ -330,7 +330,7 @@ _GH100_L1_LATENCY_CLK = 34.2
 #: under which the model ranks Inductor's list on the H200's main timing run best (mean Spearman over its 61
 #: shapes; schedlab.studies.triton_check.latency_fit, re-derived by tests/test_gpus.py). The held-out run
 #: was not used.
-_GH100_LOADED_LATENCY_S = 575e-9
+_GH100_LOADED_LATENCY_S = 550e-9
 #: The fraction of the other terms a Triton software pipeline hides (all profiles but the lecture's).
 #: No measurement of it was found: 0.9 is an assumption, the one value here chosen by looking at
 #: outcomes (with it the best configurations of large GEMMs land near the medians issue 15 reports
@@ -342,7 +342,7 @@ _TRITON_PIPELINE_OVERLAP = 0.9
 #: launch from above (the cuBLAS kernel may be slower than the model's best). Checked against
 #: [TRITONBENCH]: on a GB200, cuLaunchKernel alone takes 3.0-3.3 us and Triton's launcher 4.7-5.6 us
 #: of CPU time per launch, which back-to-back eager launches of short kernels cannot hide.
-_KERNEL_LAUNCH_S = 6.95e-6
+_KERNEL_LAUNCH_S = 6.60e-6
 #: Launch as one node of a replayed CUDA graph, seconds: [GRAPH-PROBE] measured a replay of N no-op
 #: kernels as about 15 us fixed plus 0.58 us per node (an RTX 5070 Ti Laptop GPU, CUDA 13); the
 #: per-node cost carried over to the datacentre GPUs is an assumption, and the replay's fixed part is

@@ -110,7 +110,9 @@ _H100_SXM_SOURCES = {
     "3.9's SASS, recorded per kernel in schedlab/data/triton-registers.csv). It binds only for tiles with few "
     "mma per warp: those with 32 or more m16n8k16 per warp per k-step issue 0.44-0.56 of their mma's "
     "tensor-core clocks (tests/test_triton_rules.py). Assumption: a block's barrier and wait stall only its "
-    "own warps (the k-step clocks are paid once per step of the r blocks)",
+    "own warps (the k-step clocks are paid once per step of the r blocks). The code before the k-loop (tile "
+    "indices, pointers, masks, the first stages' copies; recorded alike) each block's warps issue once: "
+    "ceil(r w / 4) times it a wave, not hidden behind the other blocks' k-steps (an assumption)",
     "mma_sync_fraction": "Measured, second-hand: [LUO-HOPPER] and [LUO-HOPPER-2] measured FP16 mma.sync and "
     "wgmma on an H800 (GH100, the H100's tensor-core rate): about 494 TFLOPS with mma.sync m16n8k16 against "
     "about 757 with the best dense wgmma, ratio 0.65; these values were read from secondary summaries, not "
@@ -158,15 +160,15 @@ _H100_SXM_SOURCES = {
     "(3888 of 4800 GB/s, the same GH100 memory system) = 2.71 TB/s; the efficiency carried over is an assumption",
     "l2_partitions": "Measured: [BENCH] gpu-latency and gpu-cache, the H100's L2 is 2 x 25 MB; beyond 25 MB data "
     "read by all SMs 'cannot be replicated in both L2 cache sections'",
-    "mem_latency_s": "Fitted, loaded: 550 ns, of 375 ns (a lower bound: [BENCH-DATA] gpu-latency's unloaded "
-    "pointer chase on an H100 PCIe, 658 clocks at 1755 MHz from HBM) to 750 ns (the lecture's loaded latency) in "
-    "25-ns steps, the value under which the model ranks Inductor's list best on this project's H200 timings "
-    "(the main run, schedlab/data/triton-timings/h200-run1: mean Spearman over 61 shapes 0.878 at 375 ns, 0.915 "
-    "at 550 ns; schedlab.studies.triton_check.latency_fit). Checked on the held-out run (46 shapes timed after "
-    "the resident-blocks rule, not used in the fit): median Spearman 0.912 -> 0.968, first pick within 10 % of "
-    "the best on 43 of 46 either way",
-    "t_launch_s": "Derived, eager launch: 6.97 us, [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less "
-    "this model's 3.49 us without it; an upper bound (2023, form factor not stated). Consistent with "
+    "mem_latency_s": "Fitted, loaded: of 375 ns (a lower bound: [BENCH-DATA] gpu-latency's unloaded pointer "
+    "chase on an H100 PCIe, 658 clocks at 1755 MHz from HBM) to 750 ns (the lecture's loaded latency) in 25-ns "
+    "steps, the value under which the model ranks Inductor's list best on this project's H200 timings (the main "
+    "run, schedlab/data/triton-timings/h200-run1: mean Spearman over its 61 shapes; "
+    "schedlab.studies.triton_check.latency_fit, re-fitted whenever the model changes: tests/test_gpus.py). The "
+    "held-out and fresh runs were not used; the model page shows the fit's scores and how both rank",
+    "t_launch_s": "Derived, eager launch: [TRITON]'s cuBLAS time on 2048 x 512 x 512 (10.47 us) less this "
+    "model's best time without it (re-derived to 0.1 us by tests/test_gpus.py whenever the model changes); an "
+    "upper bound (2023, form factor not stated). Consistent with "
     "[TRITONBENCH]: per launch on a GB200, cuLaunchKernel alone 3.0-3.3 us and Triton's launcher 4.7-5.6 us",
     "t_launch_graph_s": "Measured on another GPU: [GRAPH-PROBE] a replayed CUDA graph of N no-op kernels costs "
     "about 15 us once plus 0.58 us per kernel (RTX 5070 Ti Laptop, CUDA 13); the per-kernel part carried "
@@ -197,7 +199,8 @@ _A100_SOURCES = {
     "tensor-core time is at least ceil(r w / 4) times the compiled k-loop's instructions per warp (Triton 3.9's "
     "SASS, recorded per kernel). It binds for tiles with few mma per warp (16 x 32 x 32 with 2 warps: 76 "
     "instructions for 4 mma.sync, about 2 x their tensor-core clocks); tiles with 32 or more per warp issue "
-    "0.45-0.85 of theirs (tests/test_triton_rules.py)",
+    "0.45-0.85 of theirs (tests/test_triton_rules.py). The code before the k-loop each block's warps issue "
+    "once: ceil(r w / 4) times it a wave, not hidden behind the other blocks' k-steps (an assumption)",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "
@@ -222,7 +225,7 @@ _A100_SOURCES = {
     "mma_n": "PTX ISA: mma.sync.m16n8k16 for FP16 (sm_80 and later), 8 columns",
     "mem_latency_s": "Measured, unloaded: [BENCH-DATA] cuda-latency on an A100 80GB, 572 clocks at 1410 MHz from "
     "HBM = 405 ns (a lower bound for the loaded latency)",
-    "t_launch_s": "Carried over from h100-sxm (6.97 us, derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
+    "t_launch_s": "Carried over from h100-sxm (derived from [TRITON]'s cuBLAS time on 2048 x 512 x 512): "
     "an assumption, no A100 measurement of launch and prologue was found",
     "t_launch_graph_s": _H100_SXM_SOURCES["t_launch_graph_s"],
     "t_k_step_clk": "Composed from a measurement and the compiled code: 4 x 36 clocks, the L1 latency [BENCH-DATA] "

@@ -68,7 +68,7 @@ def hardware_field(hw: Hardware, name: str) -> tuple[str, str, str]:
     --------
     >>> from schedlab.core.hardware import PROFILES
     >>> hardware_field(PROFILES["h100-sxm"], "t_launch_s"), hardware_field(H100_TC, "mem_latency_s")
-    (('启动和序幕（每个内核一次，逐个启动）', '6.95', 'µs'), ('访存延迟', '750', 'ns'))
+    (('启动和序幕（每个内核一次，逐个启动）', '6.6', 'µs'), ('访存延迟', '750', 'ns'))
     """
     label, unit, _size = _HW_FIELDS[name]
     return label, _fmt_hw_value(name, getattr(hw, name)), unit

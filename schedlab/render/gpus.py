@@ -88,7 +88,7 @@ def hardware_transfer_table(transfer: HardwareTransfer) -> Table:
     >>> from schedlab.studies.gpus import hardware_transfer
     >>> t = hardware_transfer_table(hardware_transfer((4096, 4096, 4096), ["h100-lecture", "a100-sxm4"]))
     >>> t.rows[1]
-    ('a100-sxm4', '(128, 256, 128, 8, 2, 1)', '207', '1.24', '1.00')
+    ('a100-sxm4', '(128, 256, 128, 8, 2, 1)', '205', '1.24', '1.00')
     """
     rows = []
     for i, (gpu, cfg) in enumerate(zip(transfer.gpus, transfer.optima)):
@@ -170,7 +170,7 @@ def time_parts_table(cases) -> Table:
     >>> parts = dict.fromkeys(TIME_PARTS, 1e-6)
     >>> t = time_parts_table([("h100-sxm", (16, 4096, 4096), GemmConfig(16, 16, 64, 1, 4, 1), parts)])
     >>> t.rows[0][-1], t.headers[0], "h100-sxm" in t.title
-    ('5.00', '形状 M×N×K', True)
+    ('6.00', '形状 M×N×K', True)
     """
     cases = list(cases)
     gpus = {label for label, *_ in cases}

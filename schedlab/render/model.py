@@ -76,6 +76,7 @@ def breakdown_summary_table(bd: Breakdown) -> Table:
         ("k 步数", str(bd.k_steps)),
         ("每步时间（第一波）", fmt_time(bd.t_step_s)),
         ("流水线填充（各波合计）", fmt_time(bd.fill_s)),
+        *([("主循环前的指令（各波合计）", fmt_time(bd.preamble_s))] if bd.preamble_s > 0 else []),
         ("收尾写 C（各波合计）", fmt_time(bd.epilogue_s)),
         ("HBM 流量", f"{bd.bytes_hbm / 2**20:.1f} MiB"),
         ("总时间", fmt_time(bd.time_s)),

@@ -202,16 +202,17 @@ def range_comparison(ranges=TRITON_LARGE_GEMMS, shapes=LARGE_SHAPES) -> RangeCom
 
 #: The parts :func:`time_parts` splits a time into, in order (their names:
 #: :data:`schedlab.render.labels.TIME_PART_LABELS`).
-TIME_PARTS = ("launch_s", "fill_epilogue_s", "steps_s", "k_step_clocks_s", "overlap_loss_s")
+TIME_PARTS = ("launch_s", "preamble_s", "fill_epilogue_s", "steps_s", "k_step_clocks_s", "overlap_loss_s")
 
 
 def time_parts(cfg: GemmConfig, shape, gpu) -> dict[str, float]:
     """Split ``cfg``'s model time on ``shape`` into :data:`TIME_PARTS` (seconds), which sum to it.
 
     Each part is what one term adds, priced by the model itself with the terms switched on one by
-    one: ``launch_s`` is ``hw.t_launch_s``; ``steps_s`` and ``fill_epilogue_s`` split the time of
-    an ideal kernel (no launch, no unhidden clocks, perfect overlap) into its k-steps (the slowest
-    resource of each, or the L2 or HBM queue) and its fills and epilogues; ``k_step_clocks_s`` is
+    one: ``launch_s`` is ``hw.t_launch_s``; ``steps_s``, ``preamble_s`` and ``fill_epilogue_s`` split
+    the time of an ideal kernel (no launch, no unhidden clocks, perfect overlap) into its k-steps (the
+    slowest resource of each, or the L2 or HBM queue), the issue of its blocks' code before the k-loop
+    (0 under the seed's rules) and its fills and epilogues; ``k_step_clocks_s`` is
     what ``hw.t_k_step_clk`` adds to that, ``overlap_loss_s`` what ``hw.pipeline_overlap`` adds then.
 
     Examples
@@ -224,7 +225,7 @@ def time_parts(cfg: GemmConfig, shape, gpu) -> dict[str, float]:
     >>> bool(abs(sum(parts.values()) - gemm_time(cfg, 4096, 4096, 4096, H100_SXM)) < 1e-12)
     True
     >>> round(parts["launch_s"] * 1e6, 1)
-    6.9
+    6.6
     """
     hw = resolve_gpu(gpu)
     M, N, K = as_mnk(shape)
@@ -238,8 +239,9 @@ def time_parts(cfg: GemmConfig, shape, gpu) -> dict[str, float]:
     fill_epilogue_s = b.fill_s + b.epilogue_s
     return {
         "launch_s": gemm_time(cfg, M, N, K, hw) - t_overlap,
+        "preamble_s": b.preamble_s,
         "fill_epilogue_s": fill_epilogue_s,
-        "steps_s": t_ideal - fill_epilogue_s,
+        "steps_s": t_ideal - b.preamble_s - fill_epilogue_s,
         "k_step_clocks_s": t_clocks - t_ideal,
         "overlap_loss_s": t_overlap - t_clocks,
     }

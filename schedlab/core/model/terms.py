@@ -51,6 +51,7 @@ from schedlab.core.knobs import GemmConfig, config_array
 from schedlab.core.resources import (
     loop_instructions,
     occupancy,
+    preamble_instructions,
     smem_fill_bytes,
     smem_read_bytes,
     spilled_registers,
@@ -83,7 +84,8 @@ class ModelTerms:
 
     Per-k-step terms are those of the first wave; ``time_s`` sums every wave. Besides them, each
     configuration's whole-kernel terms: ``fill_s`` and ``epilogue_s`` (what of every wave's stays
-    exposed: all of it unless ``hw.resident_blocks_overlap`` hides some), ``launch_s`` (once),
+    exposed: all of it unless ``hw.resident_blocks_overlap`` hides some), ``preamble_s`` (the busiest SM
+    issuing its blocks' code before the k-loop, every wave; 0 under the seed's rules), ``launch_s`` (once),
     ``k_step_s`` (the unhidden clocks of one k-step, in seconds) and ``overlap_loss_s`` (what the
     pipeline's imperfect overlap adds to the on-chip time; 0 when it hides everything).
     Configurations that cannot launch have ``time_s = inf`` and NaN terms.
@@ -103,6 +105,7 @@ class ModelTerms:
     t_latency_s: np.ndarray
     t_step_s: np.ndarray
     fill_s: np.ndarray
+    preamble_s: np.ndarray
     epilogue_s: np.ndarray
     launch_s: np.ndarray
     k_step_s: np.ndarray
@@ -130,6 +133,7 @@ class Breakdown:
     t_latency_s: float
     t_step_s: float
     fill_s: float
+    preamble_s: float
     epilogue_s: float
     launch_s: float
     k_step_s: float
@@ -251,7 +255,7 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     ``M, N, K`` are scalars or ``(s, 1)`` columns of shapes whose rows are aligned as ``alignment``
     (:func:`~schedlab.core.shapes.row_alignment` of the shape and the kernel's strides). Besides those fields: ``compute_s`` (the k-steps of
-    every wave on the SMs, combined with the kernel's L2 traffic), ``fixed_s`` (launch, fills, one-stage
+    every wave on the SMs, combined with the kernel's L2 traffic), ``fixed_s`` (launch, fills, preambles, one-stage
     latencies and epilogues), ``on_chip_bound_s`` and ``on_chip_sum_s`` (the slowest and the sum of
     the first wave's four on-chip per-step terms): the inputs of :func:`kernel_time` and :func:`step_time`.
 
@@ -287,7 +291,12 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
     ``fixed_s``, not ``compute_s``);
     the launch (``hw.t_launch_s``) is paid once. A partial last wave is priced with its own ``r`` and ``a``.
 
-    Triton's kernels add (each term neutral on the lecture's machine): ``F_tc`` times
+    Triton's kernels add (each term neutral on the lecture's machine): the preamble, the ``P`` instructions
+    per warp the compiled kernel runs before its k-loop (:func:`~schedlab.core.resources.preamble_instructions`:
+    tile indices, pointers, masks and the copies of the first ``s - 1`` stages), issued by each wave's blocks
+    on the SM's four sub-partitions, ``max(1, ceil(r w / 4)) P / f`` a wave, in ``fixed_s``. It is not hidden behind
+    the other resident blocks' k-steps, as fills and epilogues may be: an assumption, which the H200 timings
+    favour (hidden as a fill is, the main set ranks its first picks no better than with no preamble at all); ``F_tc`` times
     ``hw.mma_sync_fraction`` where the dot is lowered to ``mma.sync`` (Hopper's wgmma needs
     ``warps % 4 == 0`` and ``BM % 64 == 0``); ``t_tc`` at least ``max(1, ceil(r w / 4)) I / f``, the issue of
     the compiled k-loop's ``I`` instructions per warp (:func:`~schedlab.core.resources.loop_instructions`,
@@ -338,12 +347,16 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     instructions = loop_instructions(arr, hw, alignment)  # per warp and k-step (0 under the seed's rules)
 
+    def busiest_issue_s(r, per_warp):
+        """Each of the SM's sub-partitions (one per tensor core) issues one instruction per clock for its warps:
+        the time to issue ``per_warp`` instructions for each of r blocks' warps, the busiest holding ceil(r w / 4)."""
+        return np.maximum(1, -(-(r * warps) // hw.tensor_cores_per_sm)) * per_warp / clk_hz
+
     def sm_terms(r):
         """Per-k-step terms on one SM's own resources, with r blocks resident on it."""
         busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
-        # each sub-partition issues one instruction per clock for its warps (r w of them over 4, the busiest
-        # holding the rounded-up share): a tensor core is fed no faster than its sub-partition issues
-        issue_s = np.maximum(1, -(-(r * warps) // hw.tensor_cores_per_sm)) * instructions / clk_hz
+        # a tensor core is fed no faster than its sub-partition issues the loop
+        issue_s = busiest_issue_s(r, instructions)
         return {
             "t_tc_s": np.maximum(r * flop_tile / (busy_cores * tc_rate * clk_hz), issue_s),
             "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk_hz),
@@ -358,6 +371,12 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     full_sm, tail_sm = sm_terms(r_full), sm_terms(np.maximum(r_tail, 1))  # tail_sm unused where no tail
     has_tail = tail > 0
+    # the code before the k-loop, which every warp of every block issues once (0 under the seed's rules): each
+    # wave's r blocks issue theirs on the SM's sub-partitions, not hidden behind the other blocks' k-steps
+    preamble = preamble_instructions(arr, hw, alignment)
+    preamble_s = n_full * busiest_issue_s(r_full, preamble) + has_tail * busiest_issue_s(
+        np.maximum(r_tail, 1), preamble
+    )
     serial_wait_s = np.where(pipelined, 0.0, lat_s)  # unpipelined, every k-step first waits one latency
     first_is_full = n_full > 0
     first_terms = {name: np.where(first_is_full, full_sm[name], tail_sm[name]) for name in full_sm}
@@ -422,12 +441,13 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
         **first_terms,
         "t_latency_s": t_latency_s,
         "fill_s": fills_s,
+        "preamble_s": preamble_s,
         "epilogue_s": epilogue_s,
         "launch_s": np.full(np.shape(compute_s), hw.t_launch_s),
         "k_step_s": np.full(np.shape(compute_s), hw.t_k_step_clk / clk_hz),
         "overlap_loss_s": compute_s - ideal_s,
         "compute_s": compute_s,
-        "fixed_s": hw.t_launch_s + fills_s + serial_waits_s + epilogue_s,
+        "fixed_s": hw.t_launch_s + fills_s + preamble_s + serial_waits_s + epilogue_s,
         "pipelined": pipelined,
         "on_chip_bound_s": slowest(first_terms),
         "on_chip_sum_s": total(first_terms),
@@ -497,8 +517,8 @@ def kernel_time(fixed_s, compute_s, t_hbm_s=0.0, overlap=1.0) -> np.ndarray:
             + (1 - p)\\Big(T_{chip} + \\frac{Q_{HBM}}{BW_{HBM}}\\Big)
 
     **Fixed part** (``fixed_s`` of :func:`on_chip_terms`): the launch and prologue ``hw.t_launch_s``,
-    once; each wave's fill (one latency before its first mma) and the one-stage latency waits; the
-    epilogues writing C.
+    once; each wave's fill (one latency before its first mma) and, under Triton's rules, the issue of its
+    blocks' code before the k-loop; the one-stage latency waits; the epilogues writing C.
 
     **On chip** (``compute_s``): ``T_chip = p max(T_SM, T_L2) + (1 - p)(T_SM + T_L2)``, where ``T_SM``
     sums every wave's k-steps on its SMs' own resources (:func:`step_time`: the slowest of tensor cores,
