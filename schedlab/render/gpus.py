@@ -184,8 +184,8 @@ def time_parts_table(cases) -> Table:
         *(() if one_gpu else ("GPU",)),
         "形状 M×N×K",
         "最优配置",
-        *(f"{TIME_PART_LABELS[name]}（µs）" for name in TIME_PARTS),
-        "合计（µs）",
+        *(TIME_PART_LABELS[name] for name in TIME_PARTS),
+        "合计",
     )
     where = f"{next(iter(gpus))} 上，" if one_gpu else ""
-    return Table(f"{where}模型的时间花在哪里：各项依次加上去", headers, rows)
+    return Table(f"{where}模型的时间花在哪里：各项依次加上去（µs）", headers, rows)

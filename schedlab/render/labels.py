@@ -58,8 +58,8 @@ TIME_PART_LABELS = {
     "launch_s": "启动和序幕",
     "preamble_s": "主循环前的指令",
     "fill_epilogue_s": "填充和收尾",
-    "steps_s": "k 步（最慢的资源）",
-    "k_step_clocks_s": "每步藏不住的开销",
+    "steps_s": "k 步",
+    "k_step_clocks_s": "每步开销",
     "overlap_loss_s": "流水线没藏住的",
 }
 
