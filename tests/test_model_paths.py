@@ -86,6 +86,16 @@ class TestPreamble:
         four, eight = (explain(c, *shape, H100_SXM).preamble_s for c in cfgs)
         assert four == pytest.approx(per_warp[0]) and eight == pytest.approx(2 * per_warp[1])
 
+    def test_a_block_of_two_warps_pays_its_whole_preamble(self):
+        # its warps issue on two sub-partitions; the SM's other resident blocks, started out of phase, do not share
+        # those clocks out: each of the busiest SM's blocks costs P clocks, however few its warps
+        cfg = GemmConfig(64, 128, 32, 2, 3, 8)
+        b = explain(cfg, 4096, 14336, 128, H100_SXM)
+        assert b.blocks_per_sm > 1
+        per_sm = -(-b.blocks // H100_SXM.n_sm)
+        preamble = int(preamble_instructions(config_array([cfg]), H100_SXM)[0])
+        assert b.preamble_s == pytest.approx(per_sm * preamble / H100_SXM.clock_hz)
+
     def test_every_wave_issues_its_blocks_preambles(self):
         cfg = GemmConfig(128, 128, 64, 4, 3, 8)
         one, four = (explain(cfg, 128 * m, 128 * H100_SXM.n_sm, 4096, H100_SXM) for m in (2, 8))

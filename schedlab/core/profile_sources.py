@@ -111,8 +111,9 @@ _H100_SXM_SOURCES = {
     "mma per warp: those with 32 or more m16n8k16 per warp per k-step issue 0.44-0.56 of their mma's "
     "tensor-core clocks (tests/test_triton_rules.py). Assumption: a block's barrier and wait stall only its "
     "own warps (the k-step clocks are paid once per step of the r blocks). The code before the k-loop (tile "
-    "indices, pointers, masks, the first stages' copies; recorded alike) each block's warps issue once: "
-    "ceil(r w / 4) times it a wave, not hidden behind the other blocks' k-steps (an assumption)",
+    "indices, pointers, masks, the first stages' copies; recorded alike) each block's warps issue once, "
+    "ceil(w / 4) times it a block; the SM's blocks, out of phase, one after another and not hidden behind the "
+    "other blocks' k-steps (assumptions)",
     "mma_sync_fraction": "Measured, second-hand: [LUO-HOPPER] and [LUO-HOPPER-2] measured FP16 mma.sync and "
     "wgmma on an H800 (GH100, the H100's tensor-core rate): about 494 TFLOPS with mma.sync m16n8k16 against "
     "about 757 with the best dense wgmma, ratio 0.65; these values were read from secondary summaries, not "
@@ -200,7 +201,8 @@ _A100_SOURCES = {
     "SASS, recorded per kernel). It binds for tiles with few mma per warp (16 x 32 x 32 with 2 warps: 76 "
     "instructions for 4 mma.sync, about 2 x their tensor-core clocks); tiles with 32 or more per warp issue "
     "0.45-0.85 of theirs (tests/test_triton_rules.py). The code before the k-loop each block's warps issue "
-    "once: ceil(r w / 4) times it a wave, not hidden behind the other blocks' k-steps (an assumption)",
+    "once, ceil(w / 4) times it a block; the SM's blocks, out of phase, one after another and not hidden "
+    "behind the other blocks' k-steps (assumptions)",
     "smem_bytes_per_clk_per_sm": "Measured: [BENCH] gpu-cache, the L1 of V100, A100 and H100 transfers 'close to "
     "128B/cycle/SM' (shared memory is the same SRAM). The bytes it carries per k-step are the MMA instructions' "
     "operand reads under Triton's warp layout (warpsPerTileV2/V3 in triton-lang/triton's lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp); a wgmma reads "

@@ -84,8 +84,8 @@ class ModelTerms:
 
     Per-k-step terms are those of the first wave; ``time_s`` sums every wave. Besides them, each
     configuration's whole-kernel terms: ``fill_s`` and ``epilogue_s`` (what of every wave's stays
-    exposed: all of it unless ``hw.resident_blocks_overlap`` hides some), ``preamble_s`` (the busiest SM
-    issuing its blocks' code before the k-loop, every wave; 0 under the seed's rules), ``launch_s`` (once),
+    exposed: all of it unless ``hw.resident_blocks_overlap`` hides some), ``preamble_s`` (the busiest SM's
+    blocks issuing their code before the k-loop, one after another; 0 under the seed's rules), ``launch_s`` (once),
     ``k_step_s`` (the unhidden clocks of one k-step, in seconds) and ``overlap_loss_s`` (what the
     pipeline's imperfect overlap adds to the on-chip time; 0 when it hides everything).
     Configurations that cannot launch have ``time_s = inf`` and NaN terms.
@@ -293,10 +293,15 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     Triton's kernels add (each term neutral on the lecture's machine): the preamble, the ``P`` instructions
     per warp the compiled kernel runs before its k-loop (:func:`~schedlab.core.resources.preamble_instructions`:
-    tile indices, pointers, masks and the copies of the first ``s - 1`` stages), issued by each wave's blocks
-    on the SM's four sub-partitions, ``max(1, ceil(r w / 4)) P / f`` a wave, in ``fixed_s``. It is not hidden behind
-    the other resident blocks' k-steps, as fills and epilogues may be: an assumption, which the H200 timings
-    favour (hidden as a fill is, the main set ranks its first picks no better than with no preamble at all); ``F_tc`` times
+    tile indices, pointers, masks and the copies of the first ``s - 1`` stages), which a block's warps issue
+    one instruction per clock each, ``ceil(w / 4)`` of them to a sub-partition; the busiest SM runs ``ceil(B /
+    n_sm)`` of the ``B`` blocks, started out of phase, one preamble after another: ``ceil(B / n_sm) ceil(w / 4) P / f``
+    in ``fixed_s``. Not hidden behind the other resident blocks' k-steps, as fills and epilogues may be, nor
+    shared out among blocks issuing theirs at once: assumptions, which the H200 timings favour (hidden as a fill
+    is, the main set ranks its first picks no better than with no preamble at all; shared among a wave's ``r``
+    blocks, ``ceil(r w / 4) P / f`` a wave, blocks of one or two warps pay a fraction of theirs, and among
+    every configuration the H200 runs timed the model picks them on 18 of 134 shapes, 12 of them more than
+    10 % slower than the best); ``F_tc`` times
     ``hw.mma_sync_fraction`` where the dot is lowered to ``mma.sync`` (Hopper's wgmma needs
     ``warps % 4 == 0`` and ``BM % 64 == 0``); ``t_tc`` at least ``max(1, ceil(r w / 4)) I / f``, the issue of
     the compiled k-loop's ``I`` instructions per warp (:func:`~schedlab.core.resources.loop_instructions`,
@@ -347,16 +352,12 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     instructions = loop_instructions(arr, hw, alignment)  # per warp and k-step (0 under the seed's rules)
 
-    def busiest_issue_s(r, per_warp):
-        """Each of the SM's sub-partitions (one per tensor core) issues one instruction per clock for its warps:
-        the time to issue ``per_warp`` instructions for each of r blocks' warps, the busiest holding ceil(r w / 4)."""
-        return np.maximum(1, -(-(r * warps) // hw.tensor_cores_per_sm)) * per_warp / clk_hz
-
     def sm_terms(r):
         """Per-k-step terms on one SM's own resources, with r blocks resident on it."""
         busy_cores = np.minimum(hw.tensor_cores_per_sm, r * warps)
-        # a tensor core is fed no faster than its sub-partition issues the loop
-        issue_s = busiest_issue_s(r, instructions)
+        # each sub-partition issues one instruction per clock for its warps (r w of them over 4, the busiest
+        # holding the rounded-up share): a tensor core is fed no faster than its sub-partition issues
+        issue_s = np.maximum(1, -(-(r * warps) // hw.tensor_cores_per_sm)) * instructions / clk_hz
         return {
             "t_tc_s": np.maximum(r * flop_tile / (busy_cores * tc_rate * clk_hz), issue_s),
             "t_smem_s": r * bytes_smem / (hw.smem_bytes_per_clk_per_sm * clk_hz),
@@ -371,12 +372,11 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     full_sm, tail_sm = sm_terms(r_full), sm_terms(np.maximum(r_tail, 1))  # tail_sm unused where no tail
     has_tail = tail > 0
-    # the code before the k-loop, which every warp of every block issues once (0 under the seed's rules): each
-    # wave's r blocks issue theirs on the SM's sub-partitions, not hidden behind the other blocks' k-steps
+    # the code before the k-loop, which every warp of every block runs once (0 under the seed's rules): a block's
+    # warps issue it one instruction per clock each, ceil(w / 4) of them to a sub-partition, and the busiest SM's
+    # blocks, started out of phase, run theirs one after another, not hidden behind the other blocks' k-steps
     preamble = preamble_instructions(arr, hw, alignment)
-    preamble_s = n_full * busiest_issue_s(r_full, preamble) + has_tail * busiest_issue_s(
-        np.maximum(r_tail, 1), preamble
-    )
+    preamble_s = -(-t.blocks // hw.n_sm) * -(-warps // hw.tensor_cores_per_sm) * preamble / clk_hz
     serial_wait_s = np.where(pipelined, 0.0, lat_s)  # unpipelined, every k-step first waits one latency
     first_is_full = n_full > 0
     first_terms = {name: np.where(first_is_full, full_sm[name], tail_sm[name]) for name in full_sm}
