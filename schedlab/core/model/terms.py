@@ -372,11 +372,13 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
 
     full_sm, tail_sm = sm_terms(r_full), sm_terms(np.maximum(r_tail, 1))  # tail_sm unused where no tail
     has_tail = tail > 0
+    # the blocks the busiest SM runs over the whole kernel, ceil(blocks / n_sm): r in each full wave, and the tail's
+    busiest_sm_blocks = n_full * r_full + has_tail * r_tail
     # the code before the k-loop, which every warp of every block runs once (0 under the seed's rules): a block's
     # warps issue it one instruction per clock each, ceil(w / 4) of them to a sub-partition, and the busiest SM's
     # blocks, started out of phase, run theirs one after another, not hidden behind the other blocks' k-steps
     preamble = preamble_instructions(arr, hw, alignment)
-    preamble_s = -(-t.blocks // hw.n_sm) * -(-warps // hw.tensor_cores_per_sm) * preamble / clk_hz
+    preamble_s = busiest_sm_blocks * -(-warps // hw.tensor_cores_per_sm) * preamble / clk_hz
     serial_wait_s = np.where(pipelined, 0.0, lat_s)  # unpipelined, every k-step first waits one latency
     first_is_full = n_full > 0
     first_terms = {name: np.where(first_is_full, full_sm[name], tail_sm[name]) for name in full_sm}
@@ -406,13 +408,8 @@ def on_chip_terms(arr: np.ndarray, M, N, K, hw: Hardware, alignment: RowAlignmen
     l2_c_s = bytes_c / hw.l2_bw_bytes_per_s
     # before that, each SM moves its blocks' C through shared memory (the layout conversion), in turn
     smem_c_s = hw.epilogue_smem_passes * bytes_c / (hw.smem_bytes_per_clk_per_sm * clk_hz)
-    epilogue_s = (
-        n_full * (r_full * smem_c_s)
-        + has_tail * (r_tail * smem_c_s)
-        + np.maximum(
-            n_full * (r_full * port_c_s) + has_tail * (r_tail * port_c_s),
-            n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s),
-        )
+    epilogue_s = busiest_sm_blocks * smem_c_s + np.maximum(
+        busiest_sm_blocks * port_c_s, n_full * (per_wave * l2_c_s) + has_tail * (tail * l2_c_s)
     )
     # blocks out of phase (hw.resident_blocks_overlap): a block's fill and epilogue run while the SM's other
     # resident blocks run their k-steps; each SM's first fill and last wave's epilogue stay exposed, and the
